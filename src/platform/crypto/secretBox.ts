@@ -1,0 +1,49 @@
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { RandomSource } from './random.ts';
+
+/**
+ * Envelope protection for secrets at rest. One 32-byte master key derives two sub-keys (HKDF):
+ * one encrypts (AES-256-GCM), one computes the keyed lookup hash (HMAC-SHA256), so a secret can
+ * be found by its hash without ever being stored in clear.
+ */
+export class SecretBox {
+  readonly #encryptionKey: Buffer;
+  readonly #lookupKey: Buffer;
+  readonly #random: RandomSource;
+
+  constructor(masterKey: Buffer, random: RandomSource) {
+    if (masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
+    this.#encryptionKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'cloudtwin/encrypt/v1', 32));
+    this.#lookupKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'cloudtwin/lookup/v1', 32));
+    this.#random = random;
+  }
+
+  /** `v1.` + base64url(iv || tag || ciphertext). `context` is bound as associated data. */
+  encrypt(plaintext: string, context = ''): string {
+    const iv = this.#random.bytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#encryptionKey, iv);
+    cipher.setAAD(Buffer.from(context));
+    const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return 'v1.' + Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64url');
+  }
+
+  decrypt(sealed: string, context = ''): string {
+    if (!sealed.startsWith('v1.')) throw new Error('unknown secret format');
+    const raw = Buffer.from(sealed.slice(3), 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', this.#encryptionKey, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(context));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+
+  /** Keyed hash for lookups: equal secrets give equal hashes; the hash reveals nothing without the key. */
+  lookupHash(secret: string): string {
+    return createHmac('sha256', this.#lookupKey).update(secret).digest('base64url');
+  }
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

@@ -1,0 +1,110 @@
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { ApiError, internalError } from './errors.ts';
+import { type EnvelopeStyle, errorEnvelope } from './envelope.ts';
+import { applyFieldSelection } from './fields.ts';
+import { type SystemParams, takeSystemParams } from './systemParams.ts';
+import { validationError } from './validationErrors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    sys: SystemParams;
+  }
+  interface FastifyContextConfig {
+    /** Which error envelope this route's real counterpart uses. Default `modern`. */
+    envelope?: EnvelopeStyle;
+    /** The name of the request body message in error paths (`key` -> `key.display_name`). */
+    bodyName?: string;
+  }
+}
+
+export interface HttpAppOptions {
+  logger: FastifyServerOptions['logger'] | false;
+  /** Request bodies larger than this get 413. */
+  bodyLimit: number;
+}
+
+const REDACTED_QUERY = /([?&](?:key|keyString|access_token|\$key)=)[^&]*/gi;
+
+/** A request URL safe to log: credentials and key strings in the query are masked. */
+export function redactUrl(url: string): string {
+  return url.replace(REDACTED_QUERY, '$1REDACTED');
+}
+
+function prettyJson(payload: unknown): string {
+  return JSON.stringify(payload, null, 2) + '\n';
+}
+
+/**
+ * The Fastify app every service is mounted on: Google error envelopes, system parameters,
+ * partial responses, pretty printing, bounded bodies, and JSON errors for everything.
+ */
+export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: opts.logger === false ? false : {
+      ...(typeof opts.logger === 'object' ? opts.logger : {}),
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-goog-api-key"]'], censor: 'REDACTED' },
+      serializers: {
+        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      },
+    },
+    bodyLimit: opts.bodyLimit,
+    disableRequestLogging: false,
+    ignoreTrailingSlash: false,
+    routerOptions: { maxParamLength: 500 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true } },
+  } as FastifyServerOptions);
+
+  app.decorateRequest('sys', null as unknown as SystemParams);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid JSON payload received. ${(err as Error).message}` }), undefined);
+    }
+  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    if ((body as string).length === 0) return done(null, undefined);
+    done(new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. Expected a JSON body with Content-Type: application/json.' }), undefined);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.sys = takeSystemParams((request.query ?? {}) as Record<string, unknown>);
+    if (!request.sys.prettyPrint) reply.serializer(JSON.stringify);
+  });
+
+  app.addHook('preSerialization', async (request, _reply, payload) => {
+    const sel = request.sys?.fields;
+    return sel && payload && typeof payload === 'object' && !('error' in payload) ? applyFieldSelection(payload, sel) : payload;
+  });
+
+  app.setReplySerializer(prettyJson);
+
+  app.setErrorHandler((err: any, request, reply) => {
+    let apiError: ApiError;
+    if (err instanceof ApiError) apiError = err;
+    else if (err.validation) apiError = validationError(err.validation, err.validationContext, request.routeOptions.config.bodyName ?? 'resource');
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      apiError = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: 413, message: `Request payload size exceeds the limit: ${opts.bodyLimit} bytes.` });
+    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      apiError = new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid JSON payload received. ${err.message}` });
+    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      apiError = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode, message: err.message });
+    } else {
+      request.log.error({ err }, 'unhandled error');
+      apiError = internalError();
+    }
+    if (apiError.httpCode >= 500) request.log.error({ err: apiError }, 'request failed');
+    reply.code(apiError.httpCode).type('application/json; charset=UTF-8').send(errorEnvelope(apiError, request.routeOptions?.config?.envelope ?? 'modern'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const e = new ApiError({ status: 'NOT_FOUND', message: `The requested URL ${redactUrl(request.url.split('?')[0])} was not found on this server.` });
+    reply.code(404).type('application/json; charset=UTF-8').send(errorEnvelope(e, 'modern'));
+  });
+
+  return app;
+}

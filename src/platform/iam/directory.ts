@@ -1,0 +1,113 @@
+import { PREDEFINED_ROLES } from './permissions.ts';
+
+/**
+ * The resource hierarchy and its policies, held in memory: organizations, folders, projects
+ * (by id and by number), service accounts, IAM bindings, custom roles and org-policy settings.
+ * Built from the store by `IamService`; pure lookups here.
+ */
+export interface ProjectRecord {
+  projectNumber: string;
+  projectId: string;
+  parent: string | null;
+}
+
+export interface Binding {
+  role: string;
+  members: string[];
+}
+
+export interface DirectoryData {
+  organizations: { id: string; domain: string | null }[];
+  folders: { id: string; parent: string }[];
+  projects: ProjectRecord[];
+  serviceAccounts: { email: string; projectId: string; uniqueId: string; disabled: boolean }[];
+  policies: { resource: string; bindings: Binding[] }[];
+  customRoles: { name: string; permissions: string[] }[];
+  orgPolicies: { resource: string; constraint: string; enforce: boolean }[];
+}
+
+/** Constraints whose default (when nothing in the hierarchy sets them) is enforced. */
+const ENFORCED_BY_DEFAULT = new Set(['constraints/iam.managed.disableServiceAccountApiKeyCreation']);
+
+export class Directory {
+  readonly #projectsById = new Map<string, ProjectRecord>();
+  readonly #projectsByNumber = new Map<string, ProjectRecord>();
+  readonly #parents = new Map<string, string>();
+  readonly #bindings = new Map<string, Binding[]>();
+  readonly #roles = new Map<string, ReadonlySet<string>>();
+  readonly #orgPolicies = new Map<string, boolean>();
+  readonly #serviceAccounts = new Map<string, { email: string; projectId: string; uniqueId: string; disabled: boolean }>();
+  readonly #organizations = new Map<string, { id: string; domain: string | null }>();
+
+  constructor(data: DirectoryData) {
+    for (const o of data.organizations) this.#organizations.set(o.id, o);
+    for (const f of data.folders) this.#parents.set(`folders/${f.id}`, f.parent);
+    for (const p of data.projects) {
+      this.#projectsById.set(p.projectId, p);
+      this.#projectsByNumber.set(p.projectNumber, p);
+      if (p.parent) this.#parents.set(`projects/${p.projectNumber}`, p.parent);
+    }
+    for (const sa of data.serviceAccounts) this.#serviceAccounts.set(sa.email.toLowerCase(), sa);
+    for (const pol of data.policies) this.#bindings.set(pol.resource, pol.bindings);
+    for (const [name, perms] of Object.entries(PREDEFINED_ROLES)) this.#roles.set(name, new Set(perms));
+    for (const r of data.customRoles) this.#roles.set(r.name, new Set(r.permissions));
+    for (const op of data.orgPolicies) this.#orgPolicies.set(`${op.resource}|${op.constraint}`, op.enforce);
+  }
+
+  /** A project by id or number. */
+  project(idOrNumber: string): ProjectRecord | undefined {
+    return this.#projectsByNumber.get(idOrNumber) ?? this.#projectsById.get(idOrNumber);
+  }
+
+  projects(): ProjectRecord[] {
+    return [...this.#projectsByNumber.values()];
+  }
+
+  serviceAccount(email: string) {
+    return this.#serviceAccounts.get(email.toLowerCase());
+  }
+
+  /** The resource and its ancestors, nearest first: projects/N, folders/..., organizations/O. */
+  ancestry(resource: string): string[] {
+    const chain = [resource];
+    let cur = this.#parents.get(resource);
+    while (cur && chain.length < 32) {
+      chain.push(cur);
+      cur = this.#parents.get(cur);
+    }
+    return chain;
+  }
+
+  /** The organization a project sits under, if any. */
+  organizationOf(projectNumber: string): string | undefined {
+    return this.ancestry(`projects/${projectNumber}`).find((r) => r.startsWith('organizations/'));
+  }
+
+  /** Whether `member` holds `permission` on `resource` through any binding on it or an ancestor. */
+  hasPermission(member: string, resource: string, permission: string): boolean {
+    const domain = member.includes('@') ? member.slice(member.indexOf('@') + 1).toLowerCase() : undefined;
+    for (const r of this.ancestry(resource)) {
+      for (const b of this.#bindings.get(r) ?? []) {
+        if (!this.#roles.get(b.role)?.has(permission)) continue;
+        for (const m of b.members) {
+          if (m === member || m === 'allUsers' || m === 'allAuthenticatedUsers' || (domain && m === `domain:${domain}`)) return true;
+          if (m.toLowerCase() === member.toLowerCase()) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  knowsRole(role: string): boolean {
+    return this.#roles.has(role);
+  }
+
+  /** An org-policy boolean constraint as it applies to a project: nearest explicit setting wins. */
+  isConstraintEnforced(constraint: string, projectNumber: string): boolean {
+    for (const r of this.ancestry(`projects/${projectNumber}`)) {
+      const v = this.#orgPolicies.get(`${r}|${constraint}`);
+      if (v !== undefined) return v;
+    }
+    return ENFORCED_BY_DEFAULT.has(constraint);
+  }
+}

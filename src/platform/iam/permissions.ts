@@ -1,0 +1,80 @@
+/** Every permission cloudtwin checks, the catalogue predefined roles are built from. */
+export const API_KEYS_PERMISSIONS = [
+  'apikeys.keys.create',
+  'apikeys.keys.delete',
+  'apikeys.keys.get',
+  'apikeys.keys.getKeyString',
+  'apikeys.keys.list',
+  'apikeys.keys.lookup',
+  'apikeys.keys.undelete',
+  'apikeys.keys.update',
+] as const;
+
+export const SERVICE_USAGE_PERMISSIONS = [
+  'serviceusage.services.get',
+  'serviceusage.services.list',
+  'serviceusage.services.use',
+  'serviceusage.operations.get',
+  'serviceusage.operations.list',
+] as const;
+
+export const COMPUTE_PERMISSIONS = [
+  'compute.instanceTemplates.create',
+  'compute.instanceTemplates.delete',
+  'compute.instanceTemplates.get',
+  'compute.instanceTemplates.list',
+  'compute.instanceTemplates.useReadOnly',
+  'compute.regionOperations.delete',
+  'compute.regionOperations.get',
+  'compute.regionOperations.list',
+  'compute.regions.get',
+  'compute.regions.list',
+  'compute.networks.get',
+  'compute.networks.list',
+  'compute.networks.use',
+  'compute.subnetworks.get',
+  'compute.subnetworks.list',
+  'compute.subnetworks.use',
+  'compute.images.get',
+  'compute.images.list',
+  'compute.images.useReadOnly',
+  'compute.snapshots.get',
+  'compute.snapshots.list',
+  'compute.snapshots.useReadOnly',
+  'compute.disks.get',
+  'compute.disks.list',
+  'compute.disks.use',
+  'compute.instances.get',
+  'compute.instances.list',
+  'compute.reservations.get',
+  'compute.reservations.list',
+  'compute.machineTypes.get',
+  'compute.machineTypes.list',
+] as const;
+
+export const OTHER_PERMISSIONS = [
+  'resourcemanager.projects.get',
+  'iam.serviceAccounts.actAs',
+  'iam.serviceAccounts.get',
+  'iam.serviceAccounts.list',
+] as const;
+
+export const ALL_PERMISSIONS: readonly string[] = [...API_KEYS_PERMISSIONS, ...SERVICE_USAGE_PERMISSIONS, ...COMPUTE_PERMISSIONS, ...OTHER_PERMISSIONS];
+
+const isRead = (p: string) => /\.(get|list)$/.test(p);
+
+/** Predefined roles, each as the exact set of permissions it grants. */
+export const PREDEFINED_ROLES: Record<string, readonly string[]> = {
+  'roles/owner': ALL_PERMISSIONS,
+  'roles/editor': ALL_PERMISSIONS,
+  'roles/viewer': ALL_PERMISSIONS.filter((p) => isRead(p) && p !== 'apikeys.keys.getKeyString'),
+  'roles/serviceusage.apiKeysAdmin': [...API_KEYS_PERMISSIONS, 'resourcemanager.projects.get'],
+  'roles/serviceusage.apiKeysViewer': ['apikeys.keys.get', 'apikeys.keys.list', 'resourcemanager.projects.get'],
+  'roles/serviceusage.serviceUsageViewer': ['serviceusage.services.get', 'serviceusage.services.list', 'serviceusage.operations.get', 'serviceusage.operations.list', 'resourcemanager.projects.get'],
+  'roles/serviceusage.serviceUsageConsumer': ['serviceusage.services.get', 'serviceusage.services.list', 'serviceusage.services.use', 'resourcemanager.projects.get'],
+  'roles/compute.admin': [...COMPUTE_PERMISSIONS, 'resourcemanager.projects.get'],
+  'roles/compute.instanceAdmin.v1': [...COMPUTE_PERMISSIONS.filter((p) => !p.startsWith('compute.networks.') || isRead(p)), 'resourcemanager.projects.get'],
+  'roles/compute.viewer': [...COMPUTE_PERMISSIONS.filter(isRead), 'resourcemanager.projects.get'],
+  'roles/compute.networkUser': ['compute.networks.get', 'compute.networks.list', 'compute.networks.use', 'compute.subnetworks.get', 'compute.subnetworks.list', 'compute.subnetworks.use'],
+  'roles/iam.serviceAccountUser': ['iam.serviceAccounts.actAs', 'iam.serviceAccounts.get', 'iam.serviceAccounts.list'],
+};

@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+/** Small shared values (clock offset, operation mode) that every process on one store sees. */
+export async function readSetting<T>(db: Kysely<Database>, name: string, fallback: T): Promise<T> {
+  const row = await db.selectFrom('twin_settings').select('value').where('name', '=', name).executeTakeFirst();
+  return row ? (JSON.parse(row.value) as T) : fallback;
+}
+
+export async function writeSetting(db: Kysely<Database>, name: string, value: unknown): Promise<void> {
+  const v = JSON.stringify(value);
+  await db
+    .insertInto('twin_settings')
+    .values({ name, value: v })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: v }))
+    .execute();
+}

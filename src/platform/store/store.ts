@@ -1,0 +1,62 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { migrateToLatest } from './migrations.ts';
+import { openSqlite } from './sqlite.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface StoreOptions {
+  /** `postgres://...` for PostgreSQL; else SQLite in `dataDir` (or in memory when absent). */
+  databaseUrl?: string;
+  dataDir?: string;
+}
+
+/** The database every part of cloudtwin shares, with the few places where the dialects differ. */
+export class Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  readonly description: string;
+
+  private constructor(db: Kysely<Database>, dialect: Dialect, description: string) {
+    this.db = db;
+    this.dialect = dialect;
+    this.description = description;
+  }
+
+  static async open(opts: StoreOptions): Promise<Store> {
+    let store: Store;
+    if (opts.databaseUrl) {
+      const pool = new pg.Pool({
+        connectionString: opts.databaseUrl,
+        max: 10,
+        // int8 columns (our epoch-millisecond times) as numbers; they stay far below 2^53.
+        types: { getTypeParser: (oid: number, format?: any) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) },
+      } as pg.PoolConfig);
+      store = new Store(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', 'postgres');
+    } else {
+      let path = ':memory:';
+      if (opts.dataDir) {
+        mkdirSync(opts.dataDir, { recursive: true });
+        path = join(opts.dataDir, 'cloudtwin.db');
+      }
+      const database = openSqlite(path);
+      store = new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', opts.dataDir ? 'sqlite' : 'sqlite-memory');
+    }
+    await migrateToLatest(store.db);
+    return store;
+  }
+
+  /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite serialises writers already. */
+  forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q {
+    return this.dialect === 'postgres' ? query.forUpdate() : query;
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+export type Tx = Kysely<Database>;

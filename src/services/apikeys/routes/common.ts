@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify';
+import type { ApiMethod } from '../../../platform/auth/authenticator.ts';
+import { READ_SCOPES, WRITE_SCOPES } from '../../../platform/auth/scopes.ts';
+import { toJsonNames } from '../../../platform/http/jsonNames.ts';
+import { MAP_FIELDS } from '../schemas.ts';
+import { RPC, SERVICE } from '../names.ts';
+
+/** The route config of one API Keys method: its name in error metadata and its OAuth scopes. */
+export function apiKeysMethod(rpc: string, access: 'read' | 'write') {
+  const api: ApiMethod = { service: SERVICE, method: rpc.includes('.') ? rpc : `${RPC}.${rpc}`, scopes: access === 'read' ? READ_SCOPES : WRITE_SCOPES };
+  return { api, envelope: 'modern' as const, bodyName: 'key' };
+}
+
+/** Accepts snake_case field and parameter names, as Google's transcoder does. */
+export async function acceptProtoNames(request: FastifyRequest): Promise<void> {
+  if (request.body !== undefined) request.body = toJsonNames(request.body, MAP_FIELDS);
+  request.query = toJsonNames(request.query, MAP_FIELDS);
+}
+
+export const KEYS_PATH = '/v2/projects/:project/locations/:location/keys';
+export const KEY_PATH = `${KEYS_PATH}/:key`;

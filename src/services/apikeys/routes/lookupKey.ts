@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from '@sinclair/typebox';
+import type { ApiKeysService } from '../service.ts';
+import { acceptProtoNames, apiKeysMethod } from './common.ts';
+
+const Query = Type.Object({ keyString: Type.String({ maxLength: 1000 }) }, { additionalProperties: false });
+
+/** GET /v2/keys:lookupKey?keyString= -> {parent, name} */
+export function lookupKey(app: FastifyInstance, svc: ApiKeysService): void {
+  app.get<{ Querystring: Static<typeof Query> }>(
+    '/v2/keys::lookupKey',
+    { schema: { querystring: Query }, config: apiKeysMethod('LookupKey', 'read'), preValidation: acceptProtoNames },
+    async (req) => svc.lookupKey(req.principal, req.query.keyString),
+  );
+}

@@ -1,0 +1,341 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Ids } from '../../platform/crypto/random.ts';
+import type { SecretBox } from '../../platform/crypto/secretBox.ts';
+import { ApiError, type FieldViolation, failedPrecondition, invalidArgument, notFound } from '../../platform/http/errors.ts';
+import { type AccessControl, permissionDenied } from '../../platform/iam/accessControl.ts';
+import type { IamService } from '../../platform/iam/iamService.ts';
+import type { OperationEngine, OperationRecord } from '../../platform/operations/engine.ts';
+import type { Database } from '../../platform/store/schema.ts';
+import type { Store } from '../../platform/store/store.ts';
+import type { KeyCache } from './keyCache.ts';
+import { type ApiKeyRecord, type WireKey, isPurged, toWireKey } from './model.ts';
+import { type KeyOperation, KEY_TYPE, SERVICE, keyName, operationName, parentName } from './names.ts';
+import type { ApiKeysRepository } from './repository.ts';
+import type { Restrictions } from './restrictions/types.ts';
+import { validateRestrictions } from './restrictions/validate.ts';
+import { validateAnnotations, validateDisplayName, validateKeyId } from './rules.ts';
+import { type KeyChanges, parseUpdateMask } from './updateMask.ts';
+import { decodePageToken, encodePageToken } from './pageToken.ts';
+
+export const MAX_KEYS_PER_PROJECT = 300;
+export const MAX_PAGE_SIZE = 300;
+const BOUND_KEY_CONSTRAINT = 'constraints/iam.managed.disableServiceAccountApiKeyCreation';
+const NOT_FOUND_MESSAGE = 'Requested entity was not found.';
+
+export interface KeyInput {
+  displayName?: string;
+  restrictions?: Restrictions;
+  annotations?: Record<string, string>;
+  serviceAccountEmail?: string;
+}
+
+/** The wire form of a `google.longrunning.Operation` of this service. */
+export interface WireOperation {
+  name: string;
+  done?: boolean;
+  response?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+export interface ApiKeysDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  secrets: SecretBox;
+  iam: IamService;
+  access: AccessControl;
+  operations: OperationEngine;
+  repo: ApiKeysRepository;
+  cache: KeyCache;
+}
+
+interface CreatePayload {
+  projectNumber: string;
+  keyId: string;
+  uid: string;
+  displayName: string;
+  restrictions: Restrictions;
+  annotations: Record<string, string>;
+  serviceAccountEmail: string | null;
+}
+
+interface KeyRef {
+  projectNumber: string;
+  keyId: string;
+}
+
+/** The key with its key string placed where the real service writes it (after displayName). */
+function withKeyString(key: WireKey, keyString: string): WireKey {
+  const { name, displayName, ...rest } = key;
+  return { name, ...(displayName !== undefined ? { displayName } : {}), keyString, ...rest };
+}
+
+function rejectViolations(violations: FieldViolation[] | null): void {
+  if (violations?.length) throw invalidArgument(violations.map((v) => v.description).join('\n'), violations);
+}
+
+/**
+ * The API Keys v2 service: every method's rules, independent of HTTP. Mutations are
+ * long-running operations whose effect is applied when the operation completes.
+ */
+export class ApiKeysService {
+  readonly #d: ApiKeysDeps;
+
+  constructor(deps: ApiKeysDeps) {
+    this.#d = deps;
+    const kinds: Record<string, (trx: Kysely<Database>, payload: any) => Promise<WireKey>> = {
+      'apikeys.create': (trx, p) => this.#completeCreate(trx, p),
+      'apikeys.update': (trx, p) => this.#completeUpdate(trx, p),
+      'apikeys.delete': (trx, p) => this.#completeDelete(trx, p),
+      'apikeys.undelete': (trx, p) => this.#completeUndelete(trx, p),
+    };
+    for (const [kind, complete] of Object.entries(kinds)) deps.operations.register({ kind, complete });
+  }
+
+  // ---- parents and names -------------------------------------------------------------------
+
+  /** Checks the permission on `projects/{project}/locations/{location}` and that location is global. */
+  async #authorizeParent(principal: Principal, permission: string, project: string, location: string) {
+    const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, suffix: `/locations/${location}` });
+    if (location !== 'global') throw invalidArgument(`Location '${location}' is not supported. The only supported location is 'global'.`);
+    return p;
+  }
+
+  async #findKey(db: Kysely<Database>, ref: KeyRef, lock = false): Promise<ApiKeyRecord> {
+    const k = await this.#d.repo.byId(db, ref.projectNumber, ref.keyId, { lock });
+    if (!k || isPurged(k, this.#d.clock.nowMs())) throw notFound(NOT_FOUND_MESSAGE);
+    return k;
+  }
+
+  // ---- methods -----------------------------------------------------------------------------
+
+  async createKey(principal: Principal, project: string, location: string, keyId: string | undefined, input: KeyInput): Promise<WireOperation> {
+    const p = await this.#authorizeParent(principal, 'apikeys.keys.create', project, location);
+    if (keyId !== undefined && keyId !== '') rejectViolations(validateKeyId(keyId));
+    rejectViolations([...(validateDisplayName(input.displayName ?? '') ?? []), ...(validateAnnotations(input.annotations ?? {}) ?? [])]);
+    const bound = input.serviceAccountEmail ? input.serviceAccountEmail.trim() : '';
+    if (bound) await this.#checkBinding(p.projectNumber, bound);
+    const restrictions = this.#validRestrictions(input.restrictions, Boolean(bound));
+    const uid = this.#d.ids.uuid();
+    const payload: CreatePayload = {
+      projectNumber: p.projectNumber,
+      keyId: keyId || uid,
+      uid,
+      displayName: input.displayName ?? '',
+      restrictions,
+      annotations: input.annotations ?? {},
+      serviceAccountEmail: bound || null,
+    };
+    return this.#startOperation('create', 'apikeys.create', p.projectNumber, payload);
+  }
+
+  async listKeys(principal: Principal, project: string, location: string, q: { pageSize?: number; pageToken?: string; showDeleted?: boolean }) {
+    const p = await this.#authorizeParent(principal, 'apikeys.keys.list', project, location);
+    if (q.pageSize !== undefined && q.pageSize < 0) throw invalidArgument('The page size must not be negative.');
+    const limit = !q.pageSize ? MAX_PAGE_SIZE : Math.min(q.pageSize, MAX_PAGE_SIZE);
+    const showDeleted = q.showDeleted === true;
+    const after = q.pageToken ? decodePageToken(q.pageToken, { projectNumber: p.projectNumber, showDeleted }) : undefined;
+    const rows = await this.#d.repo.page(this.#d.store.db, { projectNumber: p.projectNumber, nowMs: this.#d.clock.nowMs(), showDeleted, limit: limit + 1, after });
+    const out: { keys?: WireKey[]; nextPageToken?: string } = {};
+    const page = rows.slice(0, limit);
+    if (page.length) out.keys = page.map((k) => toWireKey(k));
+    if (rows.length > limit) {
+      const last = page[page.length - 1];
+      out.nextPageToken = encodePageToken({ projectNumber: p.projectNumber, showDeleted, createTime: last.createTime, uid: last.uid });
+    }
+    return out;
+  }
+
+  async getKey(principal: Principal, project: string, location: string, keyId: string): Promise<WireKey> {
+    const ref = await this.#keyRef(principal, 'apikeys.keys.get', project, location, keyId);
+    return toWireKey(await this.#findKey(this.#d.store.db, ref));
+  }
+
+  async getKeyString(principal: Principal, project: string, location: string, keyId: string): Promise<{ keyString: string }> {
+    const ref = await this.#keyRef(principal, 'apikeys.keys.getKeyString', project, location, keyId);
+    const k = await this.#findKey(this.#d.store.db, ref);
+    return { keyString: this.#d.secrets.decrypt(k.keyCipher, k.uid) };
+  }
+
+  async updateKey(principal: Principal, project: string, location: string, keyId: string, updateMask: string | undefined, input: KeyInput): Promise<WireOperation> {
+    const ref = await this.#keyRef(principal, 'apikeys.keys.update', project, location, keyId);
+    const changes = parseUpdateMask(updateMask, input as Record<string, unknown>);
+    const k = await this.#findKey(this.#d.store.db, ref);
+    if (changes.displayName !== undefined) rejectViolations(validateDisplayName(changes.displayName));
+    if (changes.annotations !== undefined) rejectViolations(validateAnnotations(changes.annotations));
+    if (changes.restrictions !== undefined) changes.restrictions = this.#validRestrictions(changes.restrictions, Boolean(k.serviceAccountEmail));
+    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, keyId)} is deleted; undelete it before updating it.`);
+    return this.#startOperation('update', 'apikeys.update', ref.projectNumber, { ...ref, changes });
+  }
+
+  async deleteKey(principal: Principal, project: string, location: string, keyId: string, etag: string | undefined): Promise<WireOperation> {
+    const ref = await this.#keyRef(principal, 'apikeys.keys.delete', project, location, keyId);
+    const k = await this.#findKey(this.#d.store.db, ref);
+    if (etag && etag !== k.etag) throw new ApiError({ status: 'ABORTED', message: `The etag '${etag}' does not match the current etag of the key.` });
+    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, keyId)} is already deleted.`);
+    return this.#startOperation('delete', 'apikeys.delete', ref.projectNumber, { ...ref, etag: etag || null });
+  }
+
+  async undeleteKey(principal: Principal, project: string, location: string, keyId: string): Promise<WireOperation> {
+    const ref = await this.#keyRef(principal, 'apikeys.keys.undelete', project, location, keyId);
+    const k = await this.#findKey(this.#d.store.db, ref);
+    if (k.deleteTime === null) throw failedPrecondition(`The key ${keyName(k.projectNumber, keyId)} is not deleted.`);
+    return this.#startOperation('undelete', 'apikeys.undelete', ref.projectNumber, ref);
+  }
+
+  async lookupKey(principal: Principal, keyString: string): Promise<{ parent: string; name: string }> {
+    const k = keyString ? await this.#d.repo.byHash(this.#d.store.db, this.#d.secrets.lookupHash(keyString)) : undefined;
+    if (!k) throw notFound(NOT_FOUND_MESSAGE);
+    if (!(await this.#d.access.holds(principal, 'apikeys.keys.lookup', k.projectNumber))) {
+      throw permissionDenied('apikeys.keys.lookup', { project: k.projectNumber, service: SERVICE });
+    }
+    const parent = parentName(k.projectNumber);
+    return { parent, name: isPurged(k, this.#d.clock.nowMs()) ? '' : keyName(k.projectNumber, k.keyId!) };
+  }
+
+  async getOperation(principal: Principal, name: string): Promise<WireOperation> {
+    const op = await this.#d.operations.get(name);
+    if (!op || op.service !== SERVICE) throw notFound(`Operation '${name}' not found.`);
+    await this.#d.access.require(principal, 'apikeys.keys.get', { project: op.projectNumber, service: SERVICE, suffix: '/locations/global' });
+    return this.renderOperation(op);
+  }
+
+  /** The wire shape of an operation; a finished create carries the new key's string. */
+  async renderOperation(op: OperationRecord): Promise<WireOperation> {
+    const out: WireOperation = { name: op.name };
+    if (!op.done) return out;
+    out.done = true;
+    if (op.error) {
+      out.error = { code: op.error.code, message: op.error.message };
+      return out;
+    }
+    let key = op.result as WireKey;
+    if (op.kind === 'apikeys.create') {
+      const stored = await this.#d.repo.byUid(this.#d.store.db, (op.payload as CreatePayload).uid);
+      if (stored) key = withKeyString(key, this.#d.secrets.decrypt(stored.keyCipher, stored.uid));
+    }
+    out.response = { '@type': KEY_TYPE, ...key };
+    return out;
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  async #keyRef(principal: Principal, permission: string, project: string, location: string, keyId: string): Promise<KeyRef> {
+    const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, suffix: `/locations/${location}/keys/${keyId}` });
+    if (location !== 'global') throw notFound(NOT_FOUND_MESSAGE);
+    return { projectNumber: p.projectNumber, keyId };
+  }
+
+  #validRestrictions(r: Restrictions | undefined, bound: boolean): Restrictions {
+    const v = validateRestrictions(r, { boundToServiceAccount: bound });
+    if (!v.ok) {
+      const violations = v.violations.map((x) => ({ field: `key.${x.field}`, description: x.description }));
+      throw invalidArgument(violations.map((x) => x.description).join('\n'), violations);
+    }
+    return v.value;
+  }
+
+  async #checkBinding(projectNumber: string, email: string): Promise<void> {
+    const dir = await this.#d.iam.directory();
+    if (!dir.organizationOf(projectNumber)) {
+      throw failedPrecondition(`Keys bound to a service account are not supported for projects without an organization (project ${projectNumber}).`);
+    }
+    if (dir.isConstraintEnforced(BOUND_KEY_CONSTRAINT, projectNumber)) {
+      throw new ApiError({
+        status: 'FAILED_PRECONDITION',
+        message: `Binding API keys to service accounts is disabled by the organization policy constraint ${BOUND_KEY_CONSTRAINT}.`,
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.PreconditionFailure',
+            violations: [{ type: BOUND_KEY_CONSTRAINT, subject: `projects/${projectNumber}`, description: 'Binding API keys to service accounts is disabled by an organization policy.' }],
+          },
+        ],
+      });
+    }
+    if (!dir.serviceAccount(email)) throw invalidArgument(`Service account ${email} does not exist.`);
+  }
+
+  async #startOperation(op: KeyOperation, kind: string, projectNumber: string, payload: object): Promise<WireOperation> {
+    const name = operationName(op, projectNumber, this.#d.ids.uuid());
+    await this.#d.store.db.transaction().execute((trx) => this.#d.operations.submit(trx, { name, service: SERVICE, kind, projectNumber, payload }));
+    return this.renderOperation((await this.#d.operations.get(name))!);
+  }
+
+  // ---- operation completion (inside the completing transaction) -----------------------------
+
+  async #completeCreate(trx: Kysely<Database>, p: CreatePayload): Promise<WireKey> {
+    const now = this.#d.clock.nowMs();
+    await this.#d.repo.lockProject(trx, p.projectNumber);
+    const existing = await this.#d.repo.byId(trx, p.projectNumber, p.keyId);
+    if (existing) {
+      if (!isPurged(existing, now)) throw new ApiError({ status: 'ALREADY_EXISTS', message: 'A key with this id already exists.' });
+      await this.#d.repo.releaseId(trx, existing.uid);
+    }
+    if ((await this.#d.repo.countHeld(trx, p.projectNumber, now)) >= MAX_KEYS_PER_PROJECT) {
+      throw new ApiError({
+        status: 'RESOURCE_EXHAUSTED',
+        message: `The project ${p.projectNumber} has reached the limit of ${MAX_KEYS_PER_PROJECT} API keys (deleted keys count until they are purged).`,
+      });
+    }
+    const keyString = this.#d.ids.apiKeyString();
+    const k: ApiKeyRecord = {
+      uid: p.uid,
+      projectNumber: p.projectNumber,
+      keyId: p.keyId,
+      displayName: p.displayName,
+      keyCipher: this.#d.secrets.encrypt(keyString, p.uid),
+      keyHash: this.#d.secrets.lookupHash(keyString),
+      restrictions: p.restrictions,
+      annotations: p.annotations,
+      serviceAccountEmail: p.serviceAccountEmail,
+      etag: this.#etag(),
+      createTime: now,
+      updateTime: now,
+      deleteTime: null,
+    };
+    await this.#d.repo.insert(trx, k);
+    return toWireKey(k);
+  }
+
+  async #completeUpdate(trx: Kysely<Database>, p: KeyRef & { changes: KeyChanges }): Promise<WireKey> {
+    const k = await this.#findKey(trx, p, true);
+    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, p.keyId)} is deleted; undelete it before updating it.`);
+    if (p.changes.displayName !== undefined) k.displayName = p.changes.displayName;
+    if (p.changes.restrictions !== undefined) k.restrictions = p.changes.restrictions;
+    if (p.changes.annotations !== undefined) k.annotations = p.changes.annotations;
+    k.updateTime = this.#d.clock.nowMs();
+    k.etag = this.#etag();
+    await this.#d.repo.save(trx, k);
+    this.#d.cache.forget(k.keyHash);
+    return toWireKey(k);
+  }
+
+  async #completeDelete(trx: Kysely<Database>, p: KeyRef & { etag: string | null }): Promise<WireKey> {
+    const k = await this.#findKey(trx, p, true);
+    if (p.etag && p.etag !== k.etag) throw new ApiError({ status: 'ABORTED', message: `The etag '${p.etag}' does not match the current etag of the key.` });
+    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, p.keyId)} is already deleted.`);
+    const now = this.#d.clock.nowMs();
+    k.deleteTime = now;
+    k.updateTime = now;
+    await this.#d.repo.save(trx, k);
+    this.#d.cache.forget(k.keyHash);
+    return toWireKey(k);
+  }
+
+  async #completeUndelete(trx: Kysely<Database>, p: KeyRef): Promise<WireKey> {
+    const k = await this.#findKey(trx, p, true);
+    if (k.deleteTime === null) throw failedPrecondition(`The key ${keyName(k.projectNumber, p.keyId)} is not deleted.`);
+    k.deleteTime = null;
+    k.updateTime = this.#d.clock.nowMs();
+    k.etag = this.#etag();
+    await this.#d.repo.save(trx, k);
+    this.#d.cache.forget(k.keyHash);
+    return toWireKey(k);
+  }
+
+  #etag(): string {
+    return `W/"${this.#d.ids.random.bytes(16).toString('base64')}"`;
+  }
+}
