@@ -184,6 +184,7 @@ const CASES: Array<[string, string, boolean]> = [
   ['*.example.com/*', 'https://example.com', false],
   ['*.example.com/*', 'https://badexample.com/', false],
   ['*.example.com/*', 'https://example.com.evil.net/', false],
+  ['*.example.com/*', 'https://.example.com/', false],
   ['*.example.com', 'http://x.example.com/', true],
   ['sub.example.com/*', 'https://sub.example.com/a', true],
   ['sub.example.com/*', 'https://other.example.com/a', false],

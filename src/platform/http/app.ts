@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { parse as parseYaml } from 'yaml';
 import { ApiError, internalError } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelope } from './envelope.ts';
 import { applyFieldSelection } from './fields.ts';
@@ -48,8 +49,6 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       },
     },
     bodyLimit: opts.bodyLimit,
-    disableRequestLogging: false,
-    ignoreTrailingSlash: false,
     routerOptions: { maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true } },
   } as FastifyServerOptions);
@@ -64,6 +63,16 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       done(null, JSON.parse(text));
     } catch (err) {
       done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid JSON payload received. ${(err as Error).message}` }), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseYaml(body as string));
+    } catch (err) {
+      done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid YAML payload received. ${(err as Error).message}` }), undefined);
     }
   });
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {

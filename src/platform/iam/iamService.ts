@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
 import { Directory } from './directory.ts';
@@ -6,14 +7,14 @@ const GENERATION = 'world.generation';
 
 /**
  * Serves the in-memory `Directory` built from the store. Every change to the world bumps a
- * generation number in the store; each process reloads when it sees a newer one (checked at most
+ * generation id in the store; each process reloads when it sees a different one (checked at most
  * every `refreshMs`), so N processes on one database converge within that interval.
  */
 export class IamService {
   readonly #store: Store;
   readonly #refreshMs: number;
   #directory: Directory | undefined;
-  #generation = -1;
+  #generation: string | undefined;
   #checkedAt = 0;
   #loading: Promise<Directory> | undefined;
 
@@ -32,7 +33,7 @@ export class IamService {
   }
 
   async #refresh(): Promise<Directory> {
-    const generation = await readSetting(this.#store.db, GENERATION, 0);
+    const generation = await readSetting(this.#store.db, GENERATION, '');
     this.#checkedAt = Date.now();
     if (this.#directory && generation === this.#generation) return this.#directory;
     this.#directory = await this.#load();
@@ -42,8 +43,7 @@ export class IamService {
 
   /** Call after changing the world (inside or after the writing transaction). */
   async worldChanged(db = this.#store.db): Promise<void> {
-    const generation = (await readSetting(db, GENERATION, 0)) + 1;
-    await writeSetting(db, GENERATION, generation);
+    await writeSetting(db, GENERATION, randomUUID());
     this.#directory = undefined;
     this.#checkedAt = 0;
   }

@@ -47,6 +47,7 @@ function quote(s: string): string {
   return s.length > 100 ? `'${s.slice(0, 100)}...'` : `'${s}'`;
 }
 
+/** The caller decides whether an absent/empty keyId means "use the uid"; here '' is invalid. */
 export function validateKeyId(id: unknown): FieldViolation[] | null {
   if (typeof id !== 'string') {
     return [{ field: 'key_id', description: 'The key id must be a string.' }];
@@ -63,7 +64,9 @@ export function validateKeyId(id: unknown): FieldViolation[] | null {
   return null;
 }
 
+/** Absent (undefined/null, proto3 JSON default) is valid. */
 export function validateDisplayName(s: unknown): FieldViolation[] | null {
+  if (s === undefined || s === null) return null;
   if (typeof s !== 'string') {
     return [{ field: 'display_name', description: 'The display name must be a string.' }];
   }
@@ -77,7 +80,9 @@ export function validateDisplayName(s: unknown): FieldViolation[] | null {
   return null;
 }
 
+/** Absent (undefined/null, proto3 JSON default) is valid. */
 export function validateAnnotations(map: unknown): FieldViolation[] | null {
+  if (map === undefined || map === null) return null;
   if (typeof map !== 'object' || map === null || Array.isArray(map)) {
     return [{ field: 'annotations', description: 'Annotations must be a map of string keys to string values.' }];
   }

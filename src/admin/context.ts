@@ -1,0 +1,24 @@
+import type { AccessTokens } from '../platform/auth/accessTokens.ts';
+import type { ServiceAccountKeys } from '../platform/auth/serviceAccountKeys.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { IamService } from '../platform/iam/iamService.ts';
+import type { OperationEngine } from '../platform/operations/engine.ts';
+import type { Store } from '../platform/store/store.ts';
+import type { SharedClock } from '../platform/clock/sharedClock.ts';
+import type { SnapshotService } from './snapshotService.ts';
+import type { WorldService } from './worldService.ts';
+
+/** What the admin routes act on. */
+export interface AdminContext {
+  adminToken: string;
+  version: string;
+  store: Store;
+  clock: Clock;
+  sharedClock: SharedClock;
+  iam: IamService;
+  world: WorldService;
+  snapshots: SnapshotService;
+  tokens: AccessTokens;
+  serviceAccountKeys: ServiceAccountKeys;
+  operations: OperationEngine;
+}

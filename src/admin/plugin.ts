@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { constantTimeEqual } from '../platform/crypto/secretBox.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import type { AdminContext } from './context.ts';
+import { clock } from './routes/clock.ts';
+import { credentials } from './routes/credentials.ts';
+import { health } from './routes/health.ts';
+import { operationsConfig } from './routes/operationsConfig.ts';
+import { snapshot } from './routes/snapshot.ts';
+import { applyWorld } from './routes/world.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Admin routes that need no admin token (health). */
+    public?: boolean;
+  }
+}
+
+/** The twin's own control plane under /_twin/v1; every route but health needs the admin token. */
+export function registerAdmin(app: FastifyInstance, ctx: AdminContext): void {
+  app.register(async (admin) => {
+    admin.addHook('onRequest', async (req) => {
+      if (req.routeOptions.config?.public) return;
+      const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+      if (!m || !constantTimeEqual(m[1], ctx.adminToken)) {
+        throw new ApiError({ status: 'UNAUTHENTICATED', message: 'The admin API needs Authorization: Bearer <admin token>.' });
+      }
+    });
+    for (const route of [health, applyWorld, snapshot, credentials, clock, operationsConfig]) route(admin, ctx);
+  });
+}

@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import type { AdminContext } from '../context.ts';
+
+/** GET/PUT /_twin/v1/snapshot (all state out / in) and POST /_twin/v1/reset. */
+export function snapshot(app: FastifyInstance, ctx: AdminContext): void {
+  app.get('/_twin/v1/snapshot', async () => ctx.snapshots.take());
+  app.put('/_twin/v1/snapshot', async (req) => {
+    await ctx.snapshots.restore(req.body);
+    return {};
+  });
+  app.post('/_twin/v1/reset', async () => {
+    await ctx.snapshots.reset();
+    return {};
+  });
+}

@@ -1,0 +1,63 @@
+import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
+import { createCloudtwin, VERSION } from '../server.ts';
+
+const program = new Command();
+program.name('cloudtwin').description('Wire-compatible API Keys v2, Compute v1 regional instance templates and media search v3').version(VERSION);
+
+program
+  .command('serve')
+  .description('start the server (SQLite in ./.cloudtwin by default)')
+  .addOption(new Option('--host <host>', 'interface to listen on').env('CLOUDTWIN_HOST').default('127.0.0.1'))
+  .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').env('CLOUDTWIN_PORT').default('8080').argParser(parsePort))
+  .addOption(new Option('--data-dir <dir>', 'data directory (SQLite database, master key, admin token)').env('CLOUDTWIN_DATA_DIR').default('.cloudtwin'))
+  .addOption(new Option('--in-memory', 'keep everything in memory; nothing is written to disk').env('CLOUDTWIN_IN_MEMORY').conflicts('databaseUrl'))
+  .addOption(new Option('--database-url <url>', 'PostgreSQL connection URL (postgres://...); many processes may share one database').env('CLOUDTWIN_DATABASE_URL'))
+  .addOption(new Option('--world <file>', 'world document (JSON or YAML) to apply at start').env('CLOUDTWIN_WORLD'))
+  .addOption(new Option('--admin-token <token>', 'admin API token (default: generated, kept in the data directory)').env('CLOUDTWIN_ADMIN_TOKEN'))
+  .addOption(new Option('--auth <mode>', 'enforce: real credentials; permissive: any bearer token is the permissive principal').choices(['enforce', 'permissive']).env('CLOUDTWIN_AUTH').default('enforce'))
+  .addOption(new Option('--permissive-principal <member>', 'the principal of permissive mode').env('CLOUDTWIN_PERMISSIVE_PRINCIPAL').default('user:owner@cloudtwin.local'))
+  .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
+  .action(async (o) => {
+    const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';
+    const twin = await createCloudtwin({
+      dataDir: inMemory ? undefined : resolve(o.dataDir),
+      databaseUrl: o.databaseUrl,
+      worldFile: o.world,
+      adminToken: o.adminToken,
+      auth: o.auth,
+      permissivePrincipal: o.permissivePrincipal,
+      // Structured logs go to stderr; stdout carries the admin token line and the ready line.
+      logger: { level: o.logLevel, stream: process.stderr },
+    });
+    const address = await twin.app.listen({ host: o.host, port: o.port });
+    twin.worker.start();
+    if (twin.adminTokenGenerated) {
+      process.stdout.write(`admin token: ${twin.adminToken}${inMemory ? '' : ` (kept in ${resolve(o.dataDir, 'admin-token')})`}\n`);
+    }
+    const port = (twin.app.server.address() as { port: number }).port;
+    const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+    void address;
+    process.stdout.write(`cloudtwin listening on http://${host}:${port}\n`);
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      twin.app.log.info({ signal }, 'draining');
+      await twin.close();
+      process.exit(0);
+    };
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
+  });
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port '${v}'`);
+  return n;
+}
+
+program.parseAsync(process.argv).catch((err) => {
+  process.stderr.write(`cloudtwin: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

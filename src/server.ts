@@ -1,0 +1,170 @@
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { parse as parseYaml } from 'yaml';
+import { registerAdmin } from './admin/plugin.ts';
+import { SnapshotService } from './admin/snapshotService.ts';
+import { WorldService } from './admin/worldService.ts';
+import { AccessTokens } from './platform/auth/accessTokens.ts';
+import { type AuthMode, Authenticator } from './platform/auth/authenticator.ts';
+import { installAuthentication } from './platform/auth/plugin.ts';
+import { ServiceAccountKeys } from './platform/auth/serviceAccountKeys.ts';
+import { registerTokenEndpoint } from './platform/auth/tokenEndpoint.ts';
+import { Clock } from './platform/clock/clock.ts';
+import { SharedClock } from './platform/clock/sharedClock.ts';
+import { loadMasterKey } from './platform/crypto/masterKey.ts';
+import { Ids, seededRandom, systemRandom } from './platform/crypto/random.ts';
+import { SecretBox } from './platform/crypto/secretBox.ts';
+import { createHttpApp } from './platform/http/app.ts';
+import { installMetrics } from './platform/http/metrics.ts';
+import { AccessControl } from './platform/iam/accessControl.ts';
+import { IamService } from './platform/iam/iamService.ts';
+import { OperationEngine } from './platform/operations/engine.ts';
+import { Worker } from './platform/operations/worker.ts';
+import { readSetting, writeSetting } from './platform/store/settings.ts';
+import { Store } from './platform/store/store.ts';
+import { createApiKeys, type ApiKeys } from './services/apikeys/index.ts';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export interface CloudtwinOptions {
+  /** SQLite data directory; absent (with no databaseUrl) means in memory. */
+  dataDir?: string;
+  databaseUrl?: string;
+  /** World document file (JSON or YAML) applied at start. */
+  worldFile?: string;
+  /** Admin token; generated (and kept in the data dir) when absent. */
+  adminToken?: string;
+  auth: AuthMode;
+  /** The principal every bearer token stands for in permissive mode. */
+  permissivePrincipal?: string;
+  logger?: boolean | Record<string, unknown>;
+  bodyLimit?: number;
+  workerIntervalMs?: number;
+  /** Seed for ids and secrets (tests only): the same seed gives the same ids. */
+  seed?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Cloudtwin {
+  app: FastifyInstance;
+  store: Store;
+  adminToken: string;
+  /** True when the admin token was generated now (the CLI prints it once). */
+  adminTokenGenerated: boolean;
+  apikeys: ApiKeys;
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+const MASTER_KEY_CHECK = 'crypto.masterKeyCheck';
+
+/** Builds the whole product: store, platform, services and admin API on one Fastify app. */
+export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin> {
+  const env = opts.env ?? process.env;
+  const random = opts.seed ? seededRandom(opts.seed) : systemRandom;
+  const ids = new Ids(random);
+  const store = await Store.open({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
+  try {
+    const secrets = new SecretBox(loadMasterKey({ env, dataDir: opts.dataDir, random }), random);
+    await verifyMasterKey(store, secrets);
+    const { token: adminToken, generated } = resolveAdminToken(opts.adminToken, opts.dataDir, ids);
+
+    const app = createHttpApp({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024 });
+    const clock = new Clock();
+    const sharedClock = new SharedClock(store, clock);
+    await sharedClock.reload();
+    const iam = new IamService(store);
+    const access = new AccessControl(iam);
+    const tokens = new AccessTokens(store, ids);
+    const serviceAccountKeys = new ServiceAccountKeys(store, ids, clock);
+    const operations = new OperationEngine(store, clock, app.log);
+    await operations.reloadConfig();
+    const authenticator = new Authenticator({ mode: opts.auth, permissivePrincipal: opts.permissivePrincipal ?? 'user:owner@cloudtwin.local', tokens, keys: serviceAccountKeys, iam });
+    if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', opts.permissivePrincipal ?? 'user:owner@cloudtwin.local');
+
+    installMetrics(app);
+    installAuthentication(app, authenticator);
+    registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });
+
+    const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations });
+    const world = new WorldService(store, iam, ids);
+    const afterStateChange = async () => {
+      tokens.forgetAll();
+      serviceAccountKeys.forgetAll();
+      apikeys.forgetCachedKeys();
+      await sharedClock.reload();
+      await operations.reloadConfig();
+    };
+    const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
+    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations });
+
+    if (opts.worldFile) await world.apply(readWorldFile(opts.worldFile));
+
+    const worker = new Worker(
+      [
+        { name: 'shared-settings', run: async () => (await sharedClock.reload(), await operations.reloadConfig()) },
+        { name: 'operations', run: () => operations.completeDue() },
+        { name: 'token-sweep', run: sweepEvery(60_000, () => tokens.sweep()) },
+      ],
+      opts.workerIntervalMs ?? 100,
+      app.log,
+    );
+    return {
+      app,
+      store,
+      adminToken,
+      adminTokenGenerated: generated,
+      apikeys,
+      worker,
+      async close() {
+        await worker.stop();
+        await app.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+function sweepEvery(ms: number, fn: () => Promise<void>): () => Promise<void> {
+  let last = 0;
+  return async () => {
+    if (Date.now() - last < ms) return;
+    last = Date.now();
+    await fn();
+  };
+}
+
+export function readWorldFile(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  return /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+}
+
+/** Refuses to start with a master key other than the one the store's secrets were sealed with. */
+async function verifyMasterKey(store: Store, secrets: SecretBox): Promise<void> {
+  const check = await readSetting<string | null>(store.db, MASTER_KEY_CHECK, null);
+  if (check === null) {
+    await writeSetting(store.db, MASTER_KEY_CHECK, secrets.encrypt('cloudtwin', 'master-key-check'));
+    return;
+  }
+  try {
+    secrets.decrypt(check, 'master-key-check');
+  } catch {
+    throw new Error('the master key does not match the one this store was created with (set CLOUDTWIN_MASTER_KEY or use the original data directory)');
+  }
+}
+
+function resolveAdminToken(given: string | undefined, dataDir: string | undefined, ids: Ids): { token: string; generated: boolean } {
+  if (given) return { token: given, generated: false };
+  const file = dataDir ? join(dataDir, 'admin-token') : undefined;
+  if (file && existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
+  const token = 'ctadm_' + ids.base64url(24);
+  if (file) {
+    writeFileSync(file, token + '\n', { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return { token, generated: true };
+}

@@ -1,0 +1,50 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { createCloudtwin, type Cloudtwin, type CloudtwinOptions } from '../../src/server.ts';
+import { freshDatabase } from './store.ts';
+import { testWorld } from './world.ts';
+
+export interface TestTwin {
+  twin: Cloudtwin;
+  /** Calls the public API as `principal` (a fresh token with the given scopes). */
+  call(principal: string | null, opts: InjectOptions & { scopes?: string[] }): Promise<LightMyRequestResponse>;
+  /** Calls the admin API with the admin token. */
+  admin(method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  token(principal: string, scopes?: string[], ttlSeconds?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** An in-process cloudtwin on the suite's store, with the test world applied. */
+export async function startTestTwin(opts: Partial<CloudtwinOptions> & { world?: unknown } = {}): Promise<TestTwin> {
+  const db = await freshDatabase();
+  const twin = await createCloudtwin({ auth: 'enforce', adminToken: 'test-admin-token', databaseUrl: db.url, ...opts });
+  const tokens = new Map<string, string>();
+  const admin = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
+    twin.app.inject({ method, url, payload: payload as any, headers: { authorization: `Bearer ${twin.adminToken}` } });
+  const res = await admin('POST', '/_twin/v1/world:apply', opts.world ?? testWorld);
+  if (res.statusCode !== 200) throw new Error(`world:apply failed: ${res.body}`);
+  const token = async (principal: string, scopes?: string[], ttlSeconds?: number) => {
+    const r = await admin('POST', '/_twin/v1/tokens', { principal, scopes, ttlSeconds });
+    if (r.statusCode !== 200) throw new Error(`token failed: ${r.body}`);
+    return r.json().access_token as string;
+  };
+  return {
+    twin,
+    admin,
+    token,
+    async call(principal, o) {
+      const { scopes, ...inject } = o;
+      const headers: Record<string, string> = { ...(inject.headers as Record<string, string>) };
+      if (principal) {
+        const cacheKey = `${principal}|${scopes?.join(' ') ?? ''}`;
+        let t = tokens.get(cacheKey);
+        if (!t) tokens.set(cacheKey, (t = await token(principal, scopes)));
+        headers.authorization = `Bearer ${t}`;
+      }
+      return twin.app.inject({ ...inject, headers });
+    },
+    async close() {
+      await twin.close();
+      await db.drop();
+    },
+  };
+}
