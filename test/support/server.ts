@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  adminToken: string;
+  dataDir: string;
+  proc: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Calls the admin API. */
+  admin(method: string, path: string, body?: unknown): Promise<any>;
+  /** SIGTERM and wait; resolves to the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait. */
+  kill9(): Promise<void>;
+  /** Removes the data directory (after stop). */
+  cleanup(): void;
+}
+
+export interface ServeOptions {
+  dataDir?: string;
+  databaseUrl?: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  adminToken?: string;
+  /** Keep the data directory on cleanup (another process will reuse it). */
+  keepDataDir?: boolean;
+}
+
+/** Starts `cloudtwin serve --port 0` as a separate process and waits for its ready line. */
+export async function startServer(opts: ServeOptions = {}): Promise<ServerProcess> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cloudtwin-srv-'));
+  const adminToken = opts.adminToken ?? 'test-admin-token';
+  const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--log-level', 'warn', ...(opts.args ?? [])];
+  if (opts.databaseUrl) args.push('--database-url', opts.databaseUrl);
+  const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cloudtwin did not become ready in 30 s:\n${out}`)), 30_000);
+    const onData = () => {
+      const m = /cloudtwin listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`cloudtwin exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`admin ${method} ${path} -> ${res.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  return {
+    url,
+    port: Number(new URL(url).port),
+    adminToken,
+    dataDir,
+    proc,
+    output: () => out,
+    admin,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
+    async kill9() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    },
+    cleanup() {
+      if (!opts.keepDataDir && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
