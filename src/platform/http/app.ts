@@ -85,6 +85,11 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     if (!request.sys.prettyPrint) reply.serializer(JSON.stringify);
   });
 
+  // A request without a body is an empty message, as in Google's JSON transcoding.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  });
+
   app.addHook('preSerialization', async (request, _reply, payload) => {
     const sel = request.sys?.fields;
     return sel && payload && typeof payload === 'object' && !('error' in payload) ? applyFieldSelection(payload, sel) : payload;
