@@ -70,7 +70,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     await verifyMasterKey(store, secrets);
     const { token: adminToken, generated } = resolveAdminToken(opts.adminToken, opts.dataDir, ids);
 
-    const app = createHttpApp({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024 });
+    const app = createHttpApp({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 4 * 1024 * 1024 });
     const clock = new Clock();
     const sharedClock = new SharedClock(store, clock);
     await sharedClock.reload();

@@ -72,7 +72,7 @@ export function schemaErrors(schema: TSchema, value: unknown, max = 10): string[
   for (const e of Value.Errors(schema, value)) {
     const described = (e.schema as { description?: string }).description;
     let msg = e.message;
-    if (described && /pattern/i.test(msg)) msg = `must be ${described}`;
+    if (described && /pattern|match/i.test(msg)) msg = `must be ${described}`;
     if (e.type === 45 /* ObjectAdditionalProperties */ || /additional/i.test(msg)) msg = 'is not a known field';
     out.push(`${fieldPath(e.path)}: ${msg}${e.value !== undefined && typeof e.value !== 'object' ? ` (got ${JSON.stringify(e.value)})` : ''}`);
     if (out.length >= max) break;
