@@ -114,8 +114,13 @@ class InCodeMigrations implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrations() });
+/**
+ * `schema` is where Kysely keeps its migration bookkeeping (on PostgreSQL, the connection's
+ * current schema). Without it Kysely looks for its tables in every schema of the database and
+ * takes another schema's (another cloudtwin sharing the database) for this one's.
+ */
+export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string } = {}): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrations(), migrationTableSchema: opts.schema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -39,13 +39,15 @@ export class Store {
     } else {
       let path = ':memory:';
       if (opts.dataDir) {
-        mkdirSync(opts.dataDir, { recursive: true });
+        // The data directory holds sealed secrets: only its owner may read it.
+        mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
         path = join(opts.dataDir, 'cloudtwin.db');
       }
       const database = openSqlite(path);
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) if (path !== ':memory:' && existsSync(f)) chmodSync(f, 0o600);
       store = new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', opts.dataDir ? 'sqlite' : 'sqlite-memory');
     }
-    await migrateToLatest(store.db);
+    await migrateToLatest(store.db, { schema: store.dialect === 'postgres' ? await currentSchema(store.db) : undefined });
     return store;
   }
 
@@ -60,3 +62,9 @@ export class Store {
 }
 
 export type Tx = Kysely<Database>;
+
+/** The schema unqualified names resolve to (the first existing one on the `search_path`). */
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
+}
