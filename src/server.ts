@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse as parseYaml } from 'yaml';
@@ -64,6 +64,8 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
   const env = opts.env ?? process.env;
   const random = opts.seed ? seededRandom(opts.seed) : systemRandom;
   const ids = new Ids(random);
+  // The data directory holds master.key and admin-token even when the database is PostgreSQL.
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const store = await Store.open({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
   try {
     const secrets = new SecretBox(loadMasterKey({ env, dataDir: opts.dataDir, random }), random);

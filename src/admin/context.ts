@@ -8,6 +8,9 @@ import type { SharedClock } from '../platform/clock/sharedClock.ts';
 import type { SnapshotService } from './snapshotService.ts';
 import type { WorldService } from './worldService.ts';
 
+/** World documents and snapshots (a media catalogue, thousands of keys) may be far larger than API requests. */
+export const ADMIN_BODY_LIMIT = 256 * 1024 * 1024;
+
 /** What the admin routes act on. */
 export interface AdminContext {
   adminToken: string;

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
 
 /** The world document (JSON or YAML): the one way to describe the world a test runs in. */
 const closed = { additionalProperties: false } as const;
@@ -73,7 +73,7 @@ export function schemaErrors(schema: TSchema, value: unknown, max = 10): string[
     const described = (e.schema as { description?: string }).description;
     let msg = e.message;
     if (described && /pattern|match/i.test(msg)) msg = `must be ${described}`;
-    if (e.type === 45 /* ObjectAdditionalProperties */ || /additional/i.test(msg)) msg = 'is not a known field';
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) msg = 'is not a known field';
     out.push(`${fieldPath(e.path)}: ${msg}${e.value !== undefined && typeof e.value !== 'object' ? ` (got ${JSON.stringify(e.value)})` : ''}`);
     if (out.length >= max) break;
   }

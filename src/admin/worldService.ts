@@ -130,7 +130,12 @@ export class WorldService {
     }
     for (const pol of w.iamPolicies ?? []) {
       const row = { resource: resolve(pol.resource), bindings: JSON.stringify(pol.bindings), etag: this.#ids.base64url(8) };
-      await trx.insertInto('iam_policies').values(row).onConflict((c) => c.column('resource').doUpdateSet({ bindings: row.bindings, etag: row.etag })).execute();
+      // The etag changes only when the bindings do, so applying the same document twice changes nothing.
+      await trx
+        .insertInto('iam_policies')
+        .values(row)
+        .onConflict((c) => c.column('resource').doUpdateSet({ bindings: row.bindings, etag: row.etag }).where('iam_policies.bindings', '<>', row.bindings))
+        .execute();
     }
     for (const op of w.orgPolicies ?? []) {
       const row = { resource: resolve(op.resource), constraint_name: op.constraint, enforce: op.enforce ? 1 : 0 };

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminContext } from '../context.ts';
+import { ADMIN_BODY_LIMIT, type AdminContext } from '../context.ts';
 
 /** GET/PUT /_twin/v1/snapshot (all state out / in) and POST /_twin/v1/reset. */
 export function snapshot(app: FastifyInstance, ctx: AdminContext): void {
   app.get('/_twin/v1/snapshot', async () => ctx.snapshots.take());
-  app.put('/_twin/v1/snapshot', async (req) => {
+  app.put('/_twin/v1/snapshot', { bodyLimit: ADMIN_BODY_LIMIT }, async (req) => {
     await ctx.snapshots.restore(req.body);
     return {};
   });

@@ -83,7 +83,7 @@ export class Authenticator {
     const invalid = (reason: string) => unauthenticated(`Request had invalid authentication credentials. ${EXPECTED} ${SEE}`, reason, api);
     if (looksLikeJwt(token)) {
       const cached = this.#jwtCache.get(token);
-      if (cached && cached.exp * 1000 > Date.now()) return cached.principal;
+      if (cached && cached.exp * 1000 > Date.now()) return this.#stillEnabled(cached.principal, invalid);
       const check = await verifyServiceAccountJwt(token, this.#keys);
       if (!check.ok) throw invalid(check.problem === 'expired' ? 'ACCESS_TOKEN_EXPIRED' : 'ACCESS_TOKEN_TYPE_UNSUPPORTED');
       const sa = (await this.#iam.directory()).serviceAccount(check.email);
@@ -100,6 +100,15 @@ export class Authenticator {
     const grant = await this.#tokens.resolve(token);
     if (!grant) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
     if (grant.expiresAt <= Date.now()) throw invalid('ACCESS_TOKEN_EXPIRED');
-    return { member: memberFor(grant.principal), scopes: new Set(grant.scopes.map(normalizeScope)), superuser: false };
+    return this.#stillEnabled({ member: memberFor(grant.principal), scopes: new Set(grant.scopes.map(normalizeScope)), superuser: false }, invalid);
+  }
+
+  /** A credential of a service account that has since been disabled stops working at once. */
+  async #stillEnabled(principal: Principal, invalid: (reason: string) => ApiError): Promise<Principal> {
+    if (principal.member.startsWith('serviceAccount:')) {
+      const sa = (await this.#iam.directory()).serviceAccount(principal.member.slice('serviceAccount:'.length));
+      if (sa?.disabled) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
+    }
+    return principal;
   }
 }

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, internalError } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelope } from './envelope.ts';
@@ -31,6 +32,19 @@ export function redactUrl(url: string): string {
   return url.replace(REDACTED_QUERY, '$1REDACTED');
 }
 
+const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false };
+
+/**
+ * Query strings and path parameters arrive as text, so their validator coerces (`pageSize=3`,
+ * `showDeleted=true`); JSON bodies are typed, so theirs does not: Google rejects
+ * `{"displayName": 123}` with `Invalid value at 'key.display_name' (TYPE_STRING), 123`.
+ */
+function installValidators(app: FastifyInstance): void {
+  const coercing = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
+  const exact = new Ajv({ ...AJV_OPTIONS, coerceTypes: false });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? exact : coercing).compile(schema));
+}
+
 function prettyJson(payload: unknown): string {
   return JSON.stringify(payload, null, 2) + '\n';
 }
@@ -50,10 +64,29 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     },
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 500 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true } },
+    // Drain on close: requests that already reached an open connection are served (with
+    // `Connection: close`) instead of Fastify's non-Google 503 body.
+    return503OnClosing: false,
+    // Router-level rejections (malformed URL encoding, an over-long path segment) in the Google envelope too.
+    frameworkErrors: (err: { code?: string; statusCode?: number }, _request: FastifyRequest, reply: FastifyReply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of the request URL is too long.' : 'The request URL is not valid.';
+      const e = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode ?? 400, message });
+      reply.code(e.httpCode).type('application/json; charset=UTF-8').send(errorEnvelope(e, 'modern'));
+    },
   } as FastifyServerOptions);
+  installValidators(app);
 
   app.decorateRequest('sys', null as unknown as SystemParams);
+
+  // Drain on close: Fastify closes idle keep-alive connections once, when close() starts; a
+  // connection whose request was still running then would stay open for keepAliveTimeout
+  // (72 s) and hold close() up. Keep closing the ones that turn idle until the server is shut.
+  app.addHook('preClose', (done) => {
+    if (!app.server.listening) return done();
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 20).unref();
+    app.server.once('close', () => clearInterval(reaper));
+    done();
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => {
@@ -82,7 +115,9 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     request.sys = takeSystemParams((request.query ?? {}) as Record<string, unknown>);
-    if (!request.sys.prettyPrint) reply.serializer(JSON.stringify);
+    // A per-reply serializer makes Fastify skip its JSON content type: set it here (routes that
+    // answer something else set their own type later).
+    if (!request.sys.prettyPrint) reply.serializer(JSON.stringify).type('application/json; charset=utf-8');
   });
 
   // A request without a body is an empty message, as in Google's JSON transcoding.
@@ -90,9 +125,10 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     if (request.body === undefined || request.body === null) request.body = {};
   });
 
-  app.addHook('preSerialization', async (request, _reply, payload) => {
+  app.addHook('preSerialization', async (request, reply, payload) => {
     const sel = request.sys?.fields;
-    return sel && payload && typeof payload === 'object' && !('error' in payload) ? applyFieldSelection(payload, sel) : payload;
+    // Error envelopes are never trimmed; a failed operation (HTTP 200 with an `error` field) is.
+    return sel && payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload;
   });
 
   app.setReplySerializer(prettyJson);

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { ALICE, BOB, CAROL, MALLORY } from '../support/world.ts';
+import { CREATE_OP, KEY_STRING, KEY_TYPE, advanceClock, assertError, errorInfo, keyNameOf, keyPath, keysPath, setOperationsMode } from './helpers.ts';
+
+describe('getOperation', () => {
+  let t: TestTwin;
+  let createOp: Record<string, any>;
+  before(async () => {
+    t = await startTestTwin();
+    createOp = (await t.call(ALICE, { method: 'POST', url: `${keysPath()}?keyId=op-key`, payload: { displayName: 'Op' } })).json();
+  });
+  after(() => t.close());
+
+  test('answers the finished create operation with the key and its key string', async () => {
+    const res = await t.call(ALICE, { method: 'GET', url: `/v2/${createOp.name}` });
+    assert.equal(res.statusCode, 200);
+    const op = res.json();
+    assert.deepEqual(op, createOp);
+    assert.deepEqual(Object.keys(op), ['name', 'done', 'response']);
+    assert.match(op.name, CREATE_OP);
+    assert.equal(op.response['@type'], KEY_TYPE);
+    assert.equal(op.response.name, keyNameOf('op-key'));
+    assert.match(op.response.keyString, KEY_STRING);
+  });
+
+  test('update, delete and undelete operations are kept under their own prefixes', async () => {
+    const ops = [
+      (await t.call(ALICE, { method: 'PATCH', url: `${keyPath('op-key')}?updateMask=displayName`, payload: { displayName: 'Op2' } })).json(),
+      (await t.call(ALICE, { method: 'DELETE', url: keyPath('op-key') })).json(),
+      (await t.call(ALICE, { method: 'POST', url: `${keyPath('op-key')}:undelete`, payload: {} })).json(),
+    ];
+    for (const [i, prefix] of ['p10', 'p12', 'p13'].entries()) {
+      assert.match(ops[i].name, new RegExp(`^operations/akmf\\.${prefix}-300000000001-[0-9a-f-]{36}$`));
+      const again = (await t.call(ALICE, { method: 'GET', url: `/v2/${ops[i].name}` })).json();
+      assert.deepEqual(again, ops[i]);
+      assert.equal(again.response.keyString, undefined, 'only create operations carry the key string');
+    }
+  });
+
+  test('a viewer and an inherited owner may read it; a stranger gets 403', async () => {
+    assert.equal((await t.call(BOB, { method: 'GET', url: `/v2/${createOp.name}` })).statusCode, 200);
+    assert.equal((await t.call(CAROL, { method: 'GET', url: `/v2/${createOp.name}` })).statusCode, 200);
+    const err = assertError(await t.call(MALLORY, { method: 'GET', url: `/v2/${createOp.name}` }), 403, 'PERMISSION_DENIED');
+    assert.equal(errorInfo(err).reason, 'IAM_PERMISSION_DENIED');
+  });
+
+  test('an unknown operation is 404', async () => {
+    assertError(await t.call(ALICE, { method: 'GET', url: '/v2/operations/akmf.p7-300000000001-00000000-0000-4000-8000-000000000000' }), 404, 'NOT_FOUND');
+    assertError(await t.call(ALICE, { method: 'GET', url: '/v2/operations/garbage' }), 404, 'NOT_FOUND');
+  });
+
+  test('an unknown query parameter is 400', async () => {
+    assertError(await t.call(ALICE, { method: 'GET', url: `/v2/${createOp.name}?wait=1` }), 400, 'INVALID_ARGUMENT', /Unknown name "wait"/);
+  });
+
+  test('needs credentials: 401 naming GetOperation', async () => {
+    const err = assertError(await t.call(null, { method: 'GET', url: `/v2/${createOp.name}` }), 401, 'UNAUTHENTICATED');
+    assert.deepEqual(errorInfo(err).metadata, { method: 'google.longrunning.Operations.GetOperation', service: 'apikeys.googleapis.com' });
+  });
+
+  test('a delayed operation answers {name} until it is due, then done', async () => {
+    await setOperationsMode(t, 'delayed', 5_000);
+    try {
+      const first = (await t.call(ALICE, { method: 'POST', url: keysPath(), payload: {} })).json();
+      assert.deepEqual((await t.call(ALICE, { method: 'GET', url: `/v2/${first.name}` })).json(), { name: first.name });
+      await advanceClock(t, 6);
+      const done = (await t.call(ALICE, { method: 'GET', url: `/v2/${first.name}` })).json();
+      assert.equal(done.done, true);
+      assert.match(done.response.keyString, KEY_STRING);
+    } finally {
+      await setOperationsMode(t, 'instant');
+    }
+  });
+});
