@@ -1,0 +1,393 @@
+/**
+ * The `cloudtwin serve` contract (DESIGN.md §4), driven as a user would: a separate process,
+ * flags and their environment twins, the ready line, the admin token, files in the data
+ * directory, signals, and state across a restart.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { stringify as toYaml } from 'yaml';
+import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
+import { ALICE, DEMO, testWorld } from '../support/world.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
+const READY = /^cloudtwin listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
+const ADMIN_TOKEN_LINE = /^admin token: (\S+)/m;
+const DEMO_KEYS = `/v2/projects/${DEMO.projectId}/locations/global/keys`;
+
+interface Serve {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+/** The environment the child sees: ours without any CLOUDTWIN_* setting, plus `env`. */
+function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_')));
+  return { ...base, ...env };
+}
+
+/** Runs `cloudtwin <args>` and waits for its ready line. */
+async function serve(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Serve> {
+  const proc = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const m = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line in 30 s:\n${out}\n${err}`)), 30_000);
+    proc.stdout!.on('data', () => {
+      const r = READY.exec(out);
+      if (r) {
+        clearTimeout(timer);
+        resolve(r);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`cloudtwin exited with ${code} before it was ready:\n${out}\n${err}`));
+    });
+  });
+  return {
+    url: m[1],
+    port: Number(m[2]),
+    proc,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Runs `cloudtwin <args>` expecting it to fail before it is ready; resolves to its exit code and output. */
+async function serveFails(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; output: string }> {
+  const proc = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output };
+}
+
+async function call(url: string, path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(url + path, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function admin(url: string, adminToken: string, method: string, path: string, body?: unknown): Promise<any> {
+  const r = await call(url, path, { method, token: adminToken, body });
+  assert.equal(r.status, 200, `admin ${method} ${path}: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+async function aliceToken(url: string, adminToken: string): Promise<string> {
+  return (await admin(url, adminToken, 'POST', '/_twin/v1/tokens', { principal: ALICE })).access_token;
+}
+
+/** Creates a key in demo-project and returns it with its key string. */
+async function createDemoKey(url: string, token: string, keyId: string): Promise<{ name: string; uid: string; keyString: string }> {
+  const r = await call(url, `${DEMO_KEYS}?keyId=${keyId}`, { method: 'POST', token, body: { displayName: keyId } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  let op = r.body;
+  for (let i = 0; !op.done && i < 100; i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    op = (await call(url, `/v2/${op.name}`, { token })).body;
+  }
+  assert.equal(op.done, true);
+  assert.equal(op.error, undefined, JSON.stringify(op.error));
+  return op.response;
+}
+
+const mode = (file: string) => statSync(file).mode & 0o777;
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+/** `--database-url` for the suite's store (nothing on SQLite). */
+const dbArgs = (db: TestDatabase) => (db.url ? ['--database-url', db.url] : []);
+
+describe('cloudtwin serve: defaults, ready line and generated admin token', () => {
+  let db: TestDatabase;
+  let cwd: string;
+  let first: Serve;
+  let second: Serve;
+  let generated: string;
+
+  before(async () => {
+    db = await freshDatabase();
+    cwd = tmp('cloudtwin-cwd-');
+    // No --data-dir: the default ./.cloudtwin under the working directory.
+    first = await serve(['serve', '--port', '0', ...dbArgs(db)], { cwd });
+  });
+
+  after(async () => {
+    await first?.stop();
+    await second?.stop();
+    rmSync(cwd, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('prints `cloudtwin listening on http://127.0.0.1:PORT` with the port --port 0 picked', async () => {
+    assert.ok(first.port > 0);
+    const lines = first.stdout().split('\n').filter((l) => l.startsWith('cloudtwin listening on'));
+    assert.deepEqual(lines, [`cloudtwin listening on http://127.0.0.1:${first.port}`]);
+    const health = await call(first.url, '/_twin/v1/health');
+    assert.equal(health.status, 200);
+    assert.equal(health.body.status, 'ok');
+    assert.equal(health.body.store, TEST_STORE === 'postgres' ? 'postgres' : 'sqlite');
+    assert.equal(typeof health.body.version, 'string');
+  });
+
+  it('generates an admin token, prints it once before the ready line and keeps it in ./.cloudtwin with mode 0600', async () => {
+    const m = ADMIN_TOKEN_LINE.exec(first.stdout());
+    assert.ok(m, `no admin token line in:\n${first.stdout()}`);
+    generated = m[1];
+    assert.ok(first.stdout().indexOf('admin token:') < first.stdout().indexOf('cloudtwin listening on'));
+    assert.equal(first.stdout().match(/admin token:/g)!.length, 1);
+    const file = join(cwd, '.cloudtwin', 'admin-token');
+    assert.equal(readFileSync(file, 'utf8').trim(), generated);
+    assert.equal(mode(file), 0o600);
+    assert.ok(!first.stderr().includes(generated), 'the token is not logged');
+
+    // it is the admin token: it opens the admin API, another one does not
+    assert.equal((await call(first.url, '/_twin/v1/clock', { token: generated })).status, 200);
+    assert.equal((await call(first.url, '/_twin/v1/clock', { token: 'not-the-token' })).status, 401);
+    assert.equal((await call(first.url, '/_twin/v1/clock')).status, 401);
+  });
+
+  it('keeps master.key in the data directory with mode 0600 (and the SQLite database there on SQLite)', () => {
+    const dir = join(cwd, '.cloudtwin');
+    const key = join(dir, 'master.key');
+    assert.equal(mode(key), 0o600);
+    assert.equal(Buffer.from(readFileSync(key, 'utf8').trim(), 'base64').length, 32);
+    if (TEST_STORE === 'sqlite') assert.ok(readdirSync(dir).includes('cloudtwin.db'));
+  });
+
+  it('a second start with the same data directory prints no token and uses the stored one', async () => {
+    assert.ok(generated, 'needs the token of the first start');
+    assert.equal(await first.stop(), 0);
+    second = await serve(['serve', '--port', '0', ...dbArgs(db)], { cwd });
+    assert.doesNotMatch(second.stdout(), /admin token/);
+    assert.equal((await call(second.url, '/_twin/v1/clock', { token: generated })).status, 200);
+    assert.equal(readFileSync(join(cwd, '.cloudtwin', 'admin-token'), 'utf8').trim(), generated);
+  });
+});
+
+describe('cloudtwin serve: environment twins of the flags', () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  let server: Serve;
+
+  before(async () => {
+    db = await freshDatabase();
+    dataDir = tmp('cloudtwin-env-');
+    server = await serve(['serve'], {
+      env: {
+        CLOUDTWIN_PORT: '0',
+        CLOUDTWIN_AUTH: 'permissive',
+        CLOUDTWIN_DATA_DIR: dataDir,
+        CLOUDTWIN_ADMIN_TOKEN: 'env-admin-token',
+        ...(db.url ? { CLOUDTWIN_DATABASE_URL: db.url } : {}),
+      },
+    });
+  });
+
+  after(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('CLOUDTWIN_PORT=0 picks a free port', () => {
+    assert.ok(server.port > 0 && server.port !== 8080);
+  });
+
+  it('CLOUDTWIN_ADMIN_TOKEN and CLOUDTWIN_DATA_DIR are used (no token generated)', async () => {
+    assert.doesNotMatch(server.stdout(), /admin token/);
+    assert.equal((await call(server.url, '/_twin/v1/clock', { token: 'env-admin-token' })).status, 200);
+    assert.ok(readdirSync(dataDir).includes('master.key'));
+  });
+
+  it('CLOUDTWIN_AUTH=permissive: warns, and any bearer token acts as the owner', async () => {
+    assert.match(server.stderr(), /auth is permissive/);
+    await admin(server.url, 'env-admin-token', 'POST', '/_twin/v1/world:apply', testWorld);
+    const listed = await call(server.url, DEMO_KEYS, { token: 'anything-at-all' });
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    // a credential is still required
+    assert.equal((await call(server.url, DEMO_KEYS)).status, 401);
+  });
+});
+
+describe('cloudtwin serve: --auth', () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  let enforced: Serve;
+  let permissive: Serve;
+
+  before(async () => {
+    db = await freshDatabase();
+    dataDir = tmp('cloudtwin-auth-');
+    const common = ['serve', '--port', '0', '--data-dir', dataDir, '--admin-token', 'auth-admin', ...dbArgs(db)];
+    enforced = await serve(common);
+    await admin(enforced.url, 'auth-admin', 'POST', '/_twin/v1/world:apply', testWorld);
+    assert.equal(await enforced.stop(), 0);
+    enforced = await serve(common);
+    permissive = await serve([...common, '--auth', 'permissive', '--log-level', 'warn']);
+  });
+
+  after(async () => {
+    await enforced?.stop();
+    await permissive?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('enforces by default: an unknown bearer token is rejected', async () => {
+    assert.doesNotMatch(enforced.stderr(), /permissive/);
+    const r = await call(enforced.url, DEMO_KEYS, { token: 'made-up' });
+    assert.equal(r.status, 401);
+    assert.equal(r.body.error.status, 'UNAUTHENTICATED');
+    const ok = await call(enforced.url, DEMO_KEYS, { token: await aliceToken(enforced.url, 'auth-admin') });
+    assert.equal(ok.status, 200);
+  });
+
+  it('--auth permissive logs a warning and accepts any bearer token', async () => {
+    assert.match(permissive.stderr(), /"level":40.*auth is permissive|auth is permissive/);
+    assert.equal((await call(permissive.url, DEMO_KEYS, { token: 'made-up' })).status, 200);
+  });
+});
+
+describe('cloudtwin serve: --world and --in-memory', () => {
+  let db: TestDatabase;
+  let dir: string;
+  let withWorld: Serve;
+  let inMemory: Serve;
+  let inMemoryCwd: string;
+
+  before(async () => {
+    db = await freshDatabase();
+    dir = tmp('cloudtwin-world-');
+    const worldFile = join(dir, 'world.yaml');
+    writeFileSync(worldFile, toYaml(testWorld));
+    withWorld = await serve(['serve', '--port', '0', '--data-dir', join(dir, 'data'), '--admin-token', 'world-admin', '--world', worldFile, ...dbArgs(db)]);
+    inMemoryCwd = tmp('cloudtwin-mem-');
+    inMemory = await serve(['serve', '--port', '0', '--in-memory'], { cwd: inMemoryCwd });
+  });
+
+  after(async () => {
+    await withWorld?.stop();
+    await inMemory?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(inMemoryCwd, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('--world file.yaml is applied at start', async () => {
+    const token = await aliceToken(withWorld.url, 'world-admin');
+    const list = await call(withWorld.url, DEMO_KEYS, { token });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    const key = await createDemoKey(withWorld.url, token, 'from-world');
+    assert.equal(key.name, `projects/${DEMO.projectNumber}/locations/global/keys/from-world`);
+    const snapshot = await admin(withWorld.url, 'world-admin', 'GET', '/_twin/v1/snapshot');
+    assert.ok(JSON.stringify(snapshot).includes(DEMO.projectNumber));
+  });
+
+  it('--in-memory serves fully, prints its generated token and writes no files', async () => {
+    const m = ADMIN_TOKEN_LINE.exec(inMemory.stdout());
+    assert.ok(m, inMemory.stdout());
+    assert.doesNotMatch(inMemory.stdout(), /kept in/);
+    const adminToken = m[1];
+    assert.equal((await call(inMemory.url, '/_twin/v1/health')).body.store, 'sqlite-memory');
+    await admin(inMemory.url, adminToken, 'POST', '/_twin/v1/world:apply', testWorld);
+    await createDemoKey(inMemory.url, await aliceToken(inMemory.url, adminToken), 'in-memory');
+    assert.equal(await inMemory.stop(), 0);
+    assert.deepEqual(readdirSync(inMemoryCwd), [], 'nothing written in the working directory');
+  });
+});
+
+describe('cloudtwin serve: SIGTERM and restart', () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  let first: Serve;
+  let second: Serve;
+  const args = () => ['serve', '--port', '0', '--data-dir', dataDir, '--admin-token', 'restart-admin', ...dbArgs(db)];
+
+  before(async () => {
+    db = await freshDatabase();
+    dataDir = join(tmp('cloudtwin-restart-'), 'data-dir-not-yet-created');
+    first = await serve(args());
+    await admin(first.url, 'restart-admin', 'POST', '/_twin/v1/world:apply', testWorld);
+  });
+
+  after(async () => {
+    await first?.stop();
+    await second?.stop();
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  let key: { name: string; uid: string; keyString: string };
+
+  it('SIGTERM drains in-flight requests and exits 0', async () => {
+    const token = await aliceToken(first.url, 'restart-admin');
+    key = await createDemoKey(first.url, token, 'survivor');
+    // A burst of requests, then SIGTERM while they are in flight: none may fail with a 5xx
+    // (the store must outlive the HTTP server); a refused connection is fine.
+    const burst = Array.from({ length: 30 }, () =>
+      fetch(`${first.url}${DEMO_KEYS}`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (r) => r.status,
+        () => 'refused' as const,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const t0 = Date.now();
+    first.proc.kill('SIGTERM');
+    const statuses = await Promise.all(burst);
+    assert.equal(await first.exited, 0);
+    assert.ok(Date.now() - t0 < 10_000, 'exits promptly');
+    assert.ok(statuses.every((s) => s === 200 || s === 'refused'), `statuses: ${statuses.join(',')}`);
+    await assert.rejects(fetch(`${first.url}/_twin/v1/health`), 'no longer listening');
+  });
+
+  it('a key created before a restart still works after it (same data directory)', async () => {
+    assert.ok(key, 'needs the key of the previous test');
+    second = await serve(args());
+    const token = await aliceToken(second.url, 'restart-admin');
+    const got = await call(second.url, `/v2/${key.name}`, { token });
+    assert.equal(got.status, 200);
+    assert.equal(got.body.uid, key.uid);
+    // the key string decrypts with the kept master key and is found by its lookup hash
+    const ks = await call(second.url, `/v2/${key.name}/keyString`, { token });
+    assert.deepEqual(ks.body, { keyString: key.keyString });
+    const found = await call(second.url, `/v2/keys:lookupKey?keyString=${encodeURIComponent(key.keyString)}`, { token });
+    assert.equal(found.status, 200);
+    assert.equal(found.body.name, key.name);
+    // and the world is still there
+    assert.equal((await call(second.url, DEMO_KEYS, { token })).body.keys.length, 1);
+  });
+
+  it('refuses to start with a different master key for the same store', async () => {
+    assert.equal(await second.stop(), 0);
+    const other = Buffer.alloc(32, 7).toString('base64');
+    const r = await serveFails(args(), { env: { CLOUDTWIN_MASTER_KEY: other } });
+    assert.notEqual(r.code, 0);
+    assert.match(r.output, /master key does not match/);
+    assert.doesNotMatch(r.output, /cloudtwin listening on/);
+  });
+});
