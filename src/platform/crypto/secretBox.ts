@@ -40,9 +40,23 @@ export class SecretBox {
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
 
+  /**
+   * Recent lookup hashes by secret: the HMAC was most of a key check's cost (bench:checkkey,
+   * bench:lookup). Holding secrets in memory adds no exposure: this object holds the master key.
+   * Bounded; cleared when full.
+   */
+  readonly #hashMemo = new Map<string, string>();
+
   /** Keyed hash for lookups: equal secrets give equal hashes; the hash reveals nothing without the key. */
   lookupHash(secret: string): string {
-    return createHmac('sha256', this.#lookupKey).update(secret).digest('base64url');
+    let h = this.#hashMemo.get(secret);
+    if (h !== undefined) return h;
+    h = createHmac('sha256', this.#lookupKey).update(secret).digest('base64url');
+    if (secret.length <= 256) {
+      if (this.#hashMemo.size >= 10_000) this.#hashMemo.clear();
+      this.#hashMemo.set(secret, h);
+    }
+    return h;
   }
 }
 

@@ -1,0 +1,308 @@
+// Shared pieces of the benchmarks: child processes (cloudtwin and the bare-fastify baseline),
+// an autocannon runner, percentiles and a table printer.
+//
+// Every benchmark measures cloudtwin as a ratio against a baseline run in the same process
+// tree (DESIGN.md §5). On Linux with `taskset` the load generator (this process) is pinned
+// to CPU 0 and every server child to CPU 1, so "2 cores" means one core each, for cloudtwin
+// and for the baseline alike.
+
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'cloudtwin.js');
+export const BASELINE_SERVER = fileURLToPath(new URL('./baselineServer.ts', import.meta.url));
+export const ADMIN_TOKEN = 'bench-admin-token';
+
+// ---- pinning ---------------------------------------------------------------------------------
+
+const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((p) => existsSync(p));
+const PIN = TASKSET !== undefined && cpus().length >= 2 && process.env.BENCH_NO_PIN !== '1';
+let pinned = false;
+
+/** Pins this process (the load generator) to CPU 0; servers go to CPU 1. */
+export function pinSelf(): string {
+  if (!PIN) return 'not pinned (no taskset or < 2 CPUs)';
+  if (!pinned) {
+    try {
+      execFileSync(TASKSET!, ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+      pinned = true;
+    } catch {
+      return 'not pinned (taskset failed)';
+    }
+  }
+  return 'load generator on CPU 0, each server on CPU 1';
+}
+
+// ---- child processes -------------------------------------------------------------------------
+
+export interface Child {
+  proc: ChildProcess;
+  pid: number;
+  /** The URL of the ready line (or the whole matched line when there is no URL). */
+  url: string;
+  /** Milliseconds from spawn to the ready line. */
+  readyMs: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+function killAll(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  children.clear();
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** A hard time limit for the whole benchmark: kills every child and exits 1. */
+export function deadline(seconds: number): void {
+  setTimeout(() => {
+    process.stderr.write(`benchmark exceeded its ${seconds} s limit; stopping\n`);
+    killAll();
+    process.exit(1);
+  }, seconds * 1000).unref();
+}
+
+export function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(d);
+  return d;
+}
+
+/**
+ * Spawns `node <args>` (pinned to CPU 1 when possible) and waits for a stdout line matching
+ * `ready`; its first capture group (if any) becomes `url`.
+ */
+export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Child> {
+  const usePin = PIN && opts.pin !== false;
+  const cmd = usePin ? TASKSET! : process.execPath;
+  const argv = usePin ? ['-c', '1', process.execPath, ...args] : args;
+  const t0 = performance.now();
+  const proc = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  let out = '';
+  let stdout = '';
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => (children.delete(proc), resolve())));
+  const { url, readyMs } = await new Promise<{ url: string; readyMs: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: no ready line in ${opts.timeoutMs ?? 30_000} ms:\n${out}`)), opts.timeoutMs ?? 30_000);
+    proc.stdout!.on('data', (d) => {
+      const t = performance.now();
+      out += d;
+      stdout += d;
+      const m = ready.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1] ?? m[0], readyMs: t - t0 });
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${out}`));
+    });
+  });
+  return {
+    proc,
+    pid: proc.pid!,
+    url,
+    readyMs,
+    output: () => out,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** `cloudtwin serve --port 0` on SQLite in a fresh temp data dir, with the bench admin token. */
+export async function startCloudtwin(extra: string[] = []): Promise<Child & { admin(method: string, path: string, body?: unknown): Promise<any> }> {
+  const dataDir = tempDir('cloudtwin-bench-');
+  const c = await spawnNode([BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', ADMIN_TOKEN, '--log-level', 'warn', ...extra], /cloudtwin listening on (http:\/\/\S+)/);
+  return { ...c, admin: (method, path, body) => call(c.url, method, path, ADMIN_TOKEN, body) };
+}
+
+/** The baseline: a bare fastify app in its own process, `GET|POST /baseline` -> a constant. */
+export async function startBaseline(): Promise<Child> {
+  return spawnNode([BASELINE_SERVER], /baseline listening on (http:\/\/\S+)/);
+}
+
+/** JSON over fetch; throws on a non-2xx answer. */
+export async function call(base: string, method: string, path: string, bearer?: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+// ---- load ------------------------------------------------------------------------------------
+
+export interface Target {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export interface LoadResult {
+  name: string;
+  /** Completed requests over measured seconds. */
+  reqPerSec: number;
+  /** Latency percentiles (ms) over every measured request. */
+  p50: number;
+  p99: number;
+  requests: number;
+  seconds: number;
+  errors: number;
+  non2xx: number;
+}
+
+type RawRun = { totalCompletedRequests: number; duration: number; errors: number; timeouts: number; non2xx: number };
+
+function runRaw(t: Target, connections: number, seconds: number): Promise<RawRun> {
+  return autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, skipAggregateResult: true }) as unknown as Promise<RawRun>;
+}
+
+function merge(t: Target, runs: RawRun[], connections: number): LoadResult {
+  const agg = autocannon.aggregateResult(runs, { url: t.url, connections });
+  const requests = runs.reduce((a, r) => a + r.totalCompletedRequests, 0);
+  const seconds = runs.reduce((a, r) => a + r.duration, 0);
+  return {
+    name: t.name,
+    reqPerSec: requests / seconds,
+    p50: agg.latency.p50,
+    p99: agg.latency.p99,
+    requests,
+    seconds,
+    errors: agg.errors + agg.timeouts,
+    non2xx: agg.non2xx,
+  };
+}
+
+/** The route answers 2xx before it is loaded (a failing route would measure the error path). */
+async function probe(t: Target): Promise<void> {
+  const res = await fetch(t.url, { headers: t.headers });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`${t.name}: ${t.url} -> ${res.status}: ${body}`);
+}
+
+/** autocannon against one target: a warm-up (discarded), then the measured run. */
+export async function load(t: Target, o: { connections?: number; seconds?: number; warmupSeconds?: number } = {}): Promise<LoadResult> {
+  const connections = o.connections ?? 50;
+  await probe(t);
+  await runRaw(t, connections, o.warmupSeconds ?? 2);
+  return merge(t, [await runRaw(t, connections, o.seconds ?? 10)], connections);
+}
+
+export interface Comparison {
+  baseline: LoadResult;
+  target: LoadResult;
+  /** target req/s over baseline req/s, both summed over all slices. */
+  ratio: number;
+  /** The ratio of each round (one baseline slice, one target slice): its spread shows how steady the machine was. */
+  roundRatios: number[];
+}
+
+/**
+ * Baseline and target, each warmed up, then measured in alternating slices (`rounds` of
+ * `seconds / rounds` each, so each gets `seconds` in all). Load from elsewhere on the machine
+ * that comes and goes then hits both about equally instead of skewing the ratio.
+ */
+export async function compare(baseline: Target, target: Target, o: { connections: number; seconds: number; rounds?: number; warmupSeconds?: number }): Promise<Comparison> {
+  const rounds = o.rounds ?? 10;
+  const slice = Math.max(1, Math.round(o.seconds / rounds));
+  await probe(baseline);
+  await probe(target);
+  await runRaw(baseline, o.connections, o.warmupSeconds ?? 2);
+  await runRaw(target, o.connections, o.warmupSeconds ?? 2);
+  const b: RawRun[] = [];
+  const t: RawRun[] = [];
+  for (let i = 0; i < rounds; i++) {
+    b.push(await runRaw(baseline, o.connections, slice));
+    t.push(await runRaw(target, o.connections, slice));
+  }
+  const rate = (r: RawRun) => r.totalCompletedRequests / r.duration;
+  const B = merge(baseline, b, o.connections);
+  const T = merge(target, t, o.connections);
+  return { baseline: B, target: T, ratio: T.reqPerSec / B.reqPerSec, roundRatios: b.map((r, i) => rate(t[i]) / rate(r)) };
+}
+
+/** "0.52 (rounds 0.48-0.57)" */
+export function ratioText(c: Comparison): string {
+  return `${c.ratio.toFixed(2)}  (per round ${Math.min(...c.roundRatios).toFixed(2)}-${Math.max(...c.roundRatios).toFixed(2)}; target >= 0.50: ${c.ratio >= 0.5 ? 'MET' : 'NOT MET'})`;
+}
+
+// ---- statistics and printing -----------------------------------------------------------------
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export function summarize(samples: number[]): { n: number; p50: number; p99: number; mean: number; min: number; max: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / s.length, min: s[0], max: s[s.length - 1] };
+}
+
+export const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : String(n));
+
+/** Prints rows as an aligned text table. */
+export function printTable(title: string, rows: Record<string, string | number>[]): void {
+  if (rows.length === 0) return;
+  const cols = Object.keys(rows[0]);
+  const cell = (v: string | number) => (typeof v === 'number' ? fmt(v) : v);
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c] ?? '').length)));
+  const line = (vals: string[]) => vals.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+  process.stdout.write(`\n${title}\n${line(cols)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
+  for (const r of rows) process.stdout.write(line(cols.map((c) => cell(r[c] ?? ''))) + '\n');
+}
+
+const loadAtStart = loadavg()[0];
+
+/** CPU count and the 1-minute load average at start and now: a busy machine makes every figure noisier. */
+export function machineLine(): [string, string] {
+  return ['machine', `${cpus().length} CPUs; load average (1 min) ${loadAtStart.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end`];
+}
+
+/** The final block every benchmark ends with: `label: value` lines between rulers. */
+export function printSummary(title: string, lines: [string, string][]): void {
+  const w = Math.max(...lines.map(([k]) => k.length), 'machine'.length);
+  const rule = '='.repeat(72);
+  process.stdout.write(`\n${rule}\nSUMMARY ${title}\n${rule}\n`);
+  lines = [...lines, machineLine()];
+  for (const [k, v] of lines) process.stdout.write(`${k.padEnd(w)}  ${v}\n`);
+  process.stdout.write(`${rule}\n`);
+}
+
+export function loadRows(results: LoadResult[], baseline: LoadResult): Record<string, string | number>[] {
+  return results.map((r) => ({
+    target: r.name,
+    'req/s': r.reqPerSec,
+    'p50 ms': r.p50,
+    'p99 ms': r.p99,
+    requests: String(r.requests),
+    's': r.seconds.toFixed(1),
+    'errors+non2xx': String(r.errors + r.non2xx),
+    'ratio vs baseline': r === baseline ? '1.00' : (r.reqPerSec / baseline.reqPerSec).toFixed(2),
+  }));
+}

@@ -1,0 +1,52 @@
+// Benchmark: GET /v2/keys:lookupKey throughput and latency over HTTP, as a ratio of a bare
+// fastify route returning a constant (run in the same process tree, same core layout).
+//
+//   npm run bench:lookup        (env: BENCH_SECONDS=10, BENCH_CONNECTIONS=50)
+import { ALICE, DEMO, testWorld } from '../test/support/world.ts';
+import { type Child, call, compare, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin } from './lib.ts';
+
+deadline(110);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const layout = pinSelf();
+
+/** Applies the test world, creates a key (instant operations) and mints a token for ALICE. */
+async function prepareKey(twin: Child & { admin(m: string, p: string, b?: unknown): Promise<any> }, body: unknown = { displayName: 'bench' }): Promise<{ token: string; keyString: string; keyName: string }> {
+  await twin.admin('POST', '/_twin/v1/world:apply', testWorld);
+  await twin.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+  const { access_token: token } = await twin.admin('POST', '/_twin/v1/tokens', { principal: ALICE });
+  let op = await call(twin.url, 'POST', `/v2/projects/${DEMO.projectId}/locations/global/keys`, token, body);
+  for (let i = 0; !op.done && i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    op = await call(twin.url, 'GET', `/v2/${op.name}`, token);
+  }
+  if (!op.done || !op.response?.keyString) throw new Error(`key creation did not finish: ${JSON.stringify(op)}`);
+  return { token, keyString: op.response.keyString, keyName: op.response.name };
+}
+
+const baseline = await startBaseline();
+const twin = await startCloudtwin();
+try {
+  const { token, keyString, keyName } = await prepareKey(twin);
+  const lookupUrl = `${twin.url}/v2/keys:lookupKey?keyString=${encodeURIComponent(keyString)}`;
+  const answer = await call(twin.url, 'GET', `/v2/keys:lookupKey?keyString=${encodeURIComponent(keyString)}`, token);
+  if (answer.name !== keyName) throw new Error(`lookupKey answered ${JSON.stringify(answer)}, expected ${keyName}`);
+
+  process.stdout.write(`lookupKey benchmark: ${connections} connections, ${seconds} s each after a 2 s warm-up, in 10 alternating 1 s slices; ${layout}\n`);
+  const cmp = await compare(
+    { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline` },
+    { name: 'GET /v2/keys:lookupKey (bearer token)', url: lookupUrl, headers: { authorization: `Bearer ${token}` } },
+    { connections, seconds },
+  );
+  const { baseline: base, target: lookup } = cmp;
+  printTable('lookupKey vs baseline', loadRows([base, lookup], base));
+  printSummary('bench:lookup', [
+    ['baseline req/s', `${base.reqPerSec.toFixed(0)}  (p50 ${base.p50} ms, p99 ${base.p99} ms)`],
+    ['lookupKey req/s', `${lookup.reqPerSec.toFixed(0)}  (p50 ${lookup.p50} ms, p99 ${lookup.p99} ms @ ${connections} connections)`],
+    ['lookupKey / baseline', ratioText(cmp)],
+    ['errors + non-2xx', `${lookup.errors + lookup.non2xx} (baseline ${base.errors + base.non2xx})`],
+  ]);
+} finally {
+  await twin.stop();
+  await baseline.stop();
+}
