@@ -1,6 +1,6 @@
 import { ApiError } from '../http/errors.ts';
 import type { IamService } from '../iam/iamService.ts';
-import type { AccessTokens } from './accessTokens.ts';
+import type { AccessTokens, TokenGrant } from './accessTokens.ts';
 import { type Principal, hasAnyScope, memberFor } from './principal.ts';
 import { normalizeScope } from './scopes.ts';
 import { looksLikeJwt, verifyServiceAccountJwt } from './serviceAccountJwt.ts';
@@ -40,6 +40,8 @@ export class Authenticator {
   readonly #keys: ServiceAccountKeys;
   readonly #iam: IamService;
   readonly #jwtCache = new Map<string, { principal: Principal; exp: number }>();
+  /** Principals of the token grants `AccessTokens` keeps cached: built once, not per request. */
+  readonly #grantPrincipals = new WeakMap<TokenGrant, Principal>();
 
   constructor(opts: { mode: AuthMode; permissivePrincipal: string; tokens: AccessTokens; keys: ServiceAccountKeys; iam: IamService }) {
     this.#mode = opts.mode;
@@ -100,7 +102,12 @@ export class Authenticator {
     const grant = await this.#tokens.resolve(token);
     if (!grant) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
     if (grant.expiresAt <= Date.now()) throw invalid('ACCESS_TOKEN_EXPIRED');
-    return this.#stillEnabled({ member: memberFor(grant.principal), scopes: new Set(grant.scopes.map(normalizeScope)), superuser: false }, invalid);
+    let principal = this.#grantPrincipals.get(grant);
+    if (!principal) {
+      principal = { member: memberFor(grant.principal), scopes: new Set(grant.scopes.map(normalizeScope)), superuser: false };
+      this.#grantPrincipals.set(grant, principal);
+    }
+    return this.#stillEnabled(principal, invalid);
   }
 
   /** A credential of a service account that has since been disabled stops working at once. */

@@ -38,6 +38,8 @@ export class Directory {
   readonly #orgPolicies = new Map<string, boolean>();
   readonly #serviceAccounts = new Map<string, { email: string; projectId: string; uniqueId: string; disabled: boolean }>();
   readonly #organizations = new Map<string, { id: string; domain: string | null }>();
+  /** Decisions made against this (immutable) directory; a changed world builds a new one. */
+  readonly #decisions = new Map<string, boolean>();
 
   constructor(data: DirectoryData) {
     for (const o of data.organizations) this.#organizations.set(o.id, o);
@@ -85,6 +87,17 @@ export class Directory {
 
   /** Whether `member` holds `permission` on `resource` through any binding on it or an ancestor. */
   hasPermission(member: string, resource: string, permission: string): boolean {
+    const key = `${member}|${resource}|${permission}`;
+    let decision = this.#decisions.get(key);
+    if (decision === undefined) {
+      decision = this.#decide(member, resource, permission);
+      if (this.#decisions.size >= 100_000) this.#decisions.clear();
+      this.#decisions.set(key, decision);
+    }
+    return decision;
+  }
+
+  #decide(member: string, resource: string, permission: string): boolean {
     const domain = member.includes('@') ? member.slice(member.indexOf('@') + 1).toLowerCase() : undefined;
     for (const r of this.ancestry(resource)) {
       for (const b of this.#bindings.get(r) ?? []) {
