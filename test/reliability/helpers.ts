@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
+import { adminCall } from '../support/server.ts';
 
 /** A fresh master key (base64 of 32 bytes) for processes that must share one. */
 export function newMasterKey(): string {
@@ -22,21 +23,11 @@ export function removeDir(dir: string | undefined): void {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
+export { adminCall };
+
 export interface HttpResult {
   status: number;
   body: any;
-}
-
-/** Calls the admin API of a twin at `url`. */
-export async function adminCall(url: string, adminToken: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`admin ${method} ${path} -> ${res.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
 }
 
 /** The public API Keys surface of one twin process, as one principal. */

@@ -34,6 +34,18 @@ export interface ServeOptions {
   keepDataDir?: boolean;
 }
 
+/** Calls the admin API of a twin at `url`; throws on a non-2xx answer. */
+export async function adminCall(url: string, adminToken: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`admin ${method} ${path} -> ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
 /** Starts `cloudtwin serve --port 0` as a separate process and waits for its ready line. */
 export async function startServer(opts: ServeOptions = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cloudtwin-srv-'));
@@ -60,16 +72,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<ServerProces
       reject(new Error(`cloudtwin exited with ${code} before it was ready:\n${out}`));
     });
   });
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`admin ${method} ${path} -> ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const admin = (method: string, path: string, body?: unknown) => adminCall(url, adminToken, method, path, body);
   return {
     url,
     port: Number(new URL(url).port),
