@@ -9,7 +9,10 @@ export type JwtCheck =
 const MAX_LIFETIME_S = 3600 + 300;
 
 export function looksLikeJwt(token: string): boolean {
-  return token.split('.').length === 3 && token.startsWith('eyJ');
+  if (!token.startsWith('eyJ')) return false;
+  const first = token.indexOf('.');
+  const second = token.indexOf('.', first + 1);
+  return first > 0 && second > first && token.indexOf('.', second + 1) === -1;
 }
 
 /**

@@ -113,22 +113,29 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     done(new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. Expected a JSON body with Content-Type: application/json.' }), undefined);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    request.sys = takeSystemParams((request.query ?? {}) as Record<string, unknown>);
+  // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
+  app.addHook('onRequest', (request, reply, done) => {
+    try {
+      request.sys = takeSystemParams((request.query ?? {}) as Record<string, unknown>);
+    } catch (err) {
+      return done(err as Error);
+    }
     // A per-reply serializer makes Fastify skip its JSON content type: set it here (routes that
     // answer something else set their own type later).
     if (!request.sys.prettyPrint) reply.serializer(JSON.stringify).type('application/json; charset=utf-8');
+    done();
   });
 
   // A request without a body is an empty message, as in Google's JSON transcoding.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined || request.body === null) request.body = {};
+    done();
   });
 
-  app.addHook('preSerialization', async (request, reply, payload) => {
+  app.addHook('preSerialization', (request, reply, payload, done) => {
     const sel = request.sys?.fields;
     // Error envelopes are never trimmed; a failed operation (HTTP 200 with an `error` field) is.
-    return sel && payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload;
+    done(null, sel && payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload);
   });
 
   app.setReplySerializer(prettyJson);

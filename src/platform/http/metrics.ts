@@ -13,10 +13,11 @@ export function installMetrics(app: FastifyInstance): Registry {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     requests.inc({ method: req.method, route, code: reply.statusCode });
     latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', async (_req, reply) => {
     reply.type(registry.contentType).serializer((p: unknown) => String(p));

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiMethod } from '../../../platform/auth/authenticator.ts';
 import { READ_SCOPES, WRITE_SCOPES } from '../../../platform/auth/scopes.ts';
 import { toJsonNames } from '../../../platform/http/jsonNames.ts';
@@ -12,9 +12,10 @@ export function apiKeysMethod(rpc: string, access: 'read' | 'write') {
 }
 
 /** Accepts snake_case field and parameter names, as Google's transcoder does. */
-export async function acceptProtoNames(request: FastifyRequest): Promise<void> {
+export function acceptProtoNames(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   if (request.body !== undefined) request.body = toJsonNames(request.body, MAP_FIELDS);
   request.query = toJsonNames(request.query, MAP_FIELDS);
+  done();
 }
 
 export const KEYS_PATH = '/v2/projects/:project/locations/:location/keys';
