@@ -76,7 +76,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const clock = new Clock();
     const sharedClock = new SharedClock(store, clock);
     await sharedClock.reload();
-    const iam = new IamService(store);
+    const iam = new IamService(store, ids);
     const access = new AccessControl(iam);
     const tokens = new AccessTokens(store, ids);
     const serviceAccountKeys = new ServiceAccountKeys(store, ids, clock);

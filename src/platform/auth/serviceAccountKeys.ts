@@ -1,4 +1,5 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { generateSigningKeyPair } from '../crypto/signingKeys.ts';
 import type { Store } from '../store/store.ts';
 import type { Ids } from '../crypto/random.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -40,17 +41,17 @@ export class ServiceAccountKeys {
   }
 
   async create(sa: { email: string; projectId: string; uniqueId: string }, tokenUri: string): Promise<ServiceAccountKeyFile> {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { privateKeyPem, publicKeyPem } = generateSigningKeyPair();
     const keyId = this.#ids.hex(20);
     await this.#store.db
       .insertInto('service_account_keys')
-      .values({ key_id: keyId, email: sa.email, public_key_pem: publicKey.export({ type: 'spki', format: 'pem' }) as string, created_at: this.#clock.nowMs() })
+      .values({ key_id: keyId, email: sa.email, public_key_pem: publicKeyPem, created_at: this.#clock.nowMs() })
       .execute();
     return {
       type: 'service_account',
       project_id: sa.projectId,
       private_key_id: keyId,
-      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      private_key: privateKeyPem,
       client_email: sa.email,
       client_id: sa.uniqueId,
       auth_uri: 'https://accounts.google.com/o/oauth2/auth',

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import type { Ids } from '../crypto/random.ts';
 import type { Store } from '../store/store.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
 import { Directory } from './directory.ts';
@@ -13,13 +13,15 @@ const GENERATION = 'world.generation';
 export class IamService {
   readonly #store: Store;
   readonly #refreshMs: number;
+  readonly #ids: Ids;
   #directory: Directory | undefined;
   #generation: string | undefined;
   #checkedAt = 0;
   #loading: Promise<Directory> | undefined;
 
-  constructor(store: Store, refreshMs = 500) {
+  constructor(store: Store, ids: Ids, refreshMs = 500) {
     this.#store = store;
+    this.#ids = ids;
     this.#refreshMs = refreshMs;
   }
 
@@ -43,7 +45,7 @@ export class IamService {
 
   /** Call after changing the world (inside or after the writing transaction). */
   async worldChanged(db = this.#store.db): Promise<void> {
-    await writeSetting(db, GENERATION, randomUUID());
+    await writeSetting(db, GENERATION, this.#ids.uuid());
     this.#directory = undefined;
     this.#checkedAt = 0;
   }
