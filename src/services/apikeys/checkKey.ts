@@ -63,7 +63,7 @@ export class KeyChecker {
 
   async checkKey(keyString: string, req: KeyCheckRequest): Promise<KeyIdentity> {
     const hash = this.#secrets.lookupHash(keyString);
-    const entry = this.#cache.get(hash) ?? this.#cache.put(hash, await this.#repo.byHash(this.#store.db, hash));
+    const entry = await this.#cache.fetch(hash, (h) => this.#repo.byHash(this.#store.db, h));
     const k = entry.record;
     if (!k || k.deleteTime !== null || isPurged(k, this.#clock.nowMs())) {
       throw new ApiError({

@@ -33,6 +33,11 @@ export class KeyCache {
     return e;
   }
 
+  /** The cached entry, or the loaded one (cached) when there is none or it is stale. */
+  async fetch(keyHash: string, load: (keyHash: string) => Promise<ApiKeyRecord | undefined>): Promise<CachedKey> {
+    return this.get(keyHash) ?? this.put(keyHash, await load(keyHash));
+  }
+
   forget(keyHash: string): void {
     this.#entries.delete(keyHash);
   }

@@ -198,7 +198,7 @@ export class ApiKeysService {
   async lookupKey(principal: Principal, keyString: string): Promise<{ parent: string; name: string }> {
     // Through the key cache checkKey uses (changes made here drop the entry; other processes' show within its TTL): bench:lookup.
     const hash = keyString ? this.#d.secrets.lookupHash(keyString) : undefined;
-    const k = hash ? (this.#d.cache.get(hash) ?? this.#d.cache.put(hash, await this.#d.repo.byHash(this.#d.store.db, hash))).record : undefined;
+    const k = hash ? (await this.#d.cache.fetch(hash, (h) => this.#d.repo.byHash(this.#d.store.db, h))).record : undefined;
     if (!k) throw notFound(NOT_FOUND_MESSAGE);
     if (!(await this.#d.access.holds(principal, 'apikeys.keys.lookup', k.projectNumber))) {
       throw permissionDenied('apikeys.keys.lookup', { project: k.projectNumber, service: SERVICE });
