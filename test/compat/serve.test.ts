@@ -237,6 +237,7 @@ describe('cloudtwin serve: environment twins of the flags', () => {
 describe('cloudtwin serve: --auth', () => {
   let db: TestDatabase;
   let dataDir: string;
+  let permissiveDir: string;
   let enforced: Serve;
   let permissive: Serve;
 
@@ -248,13 +249,18 @@ describe('cloudtwin serve: --auth', () => {
     await admin(enforced.url, 'auth-admin', 'POST', '/_twin/v1/world:apply', testWorld);
     assert.equal(await enforced.stop(), 0);
     enforced = await serve(common);
-    permissive = await serve([...common, '--auth', 'permissive', '--log-level', 'warn']);
+    // A SQLite data directory serves one process, so on SQLite the permissive server gets its own;
+    // on PostgreSQL both share the database (and, through the data directory, its master key).
+    permissiveDir = db.url ? dataDir : tmp('cloudtwin-permissive-');
+    permissive = await serve(['serve', '--port', '0', '--data-dir', permissiveDir, '--admin-token', 'auth-admin', ...dbArgs(db), '--auth', 'permissive', '--log-level', 'warn']);
+    if (!db.url) await admin(permissive.url, 'auth-admin', 'POST', '/_twin/v1/world:apply', testWorld);
   });
 
   after(async () => {
     await enforced?.stop();
     await permissive?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(permissiveDir, { recursive: true, force: true });
     await db?.drop();
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { lockDataDir } from './dataDirLock.ts';
 import { migrateToLatest } from './migrations.ts';
 import { openSqlite } from './sqlite.ts';
 
@@ -19,11 +20,13 @@ export class Store {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
   readonly description: string;
+  readonly #release: () => void;
 
-  private constructor(db: Kysely<Database>, dialect: Dialect, description: string) {
+  private constructor(db: Kysely<Database>, dialect: Dialect, description: string, release: () => void = () => {}) {
     this.db = db;
     this.dialect = dialect;
     this.description = description;
+    this.#release = release;
   }
 
   static async open(opts: StoreOptions): Promise<Store> {
@@ -38,14 +41,16 @@ export class Store {
       store = new Store(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', 'postgres');
     } else {
       let path = ':memory:';
+      let release = () => {};
       if (opts.dataDir) {
         // The data directory holds sealed secrets: only its owner may read it.
         mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+        release = lockDataDir(opts.dataDir);
         path = join(opts.dataDir, 'cloudtwin.db');
       }
       const database = openSqlite(path);
       for (const f of [path, `${path}-wal`, `${path}-shm`]) if (path !== ':memory:' && existsSync(f)) chmodSync(f, 0o600);
-      store = new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', opts.dataDir ? 'sqlite' : 'sqlite-memory');
+      store = new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', opts.dataDir ? 'sqlite' : 'sqlite-memory', release);
     }
     await migrateToLatest(store.db, { schema: store.dialect === 'postgres' ? await currentSchema(store.db) : undefined });
     return store;
@@ -57,7 +62,11 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await this.db.destroy();
+    try {
+      await this.db.destroy();
+    } finally {
+      this.#release();
+    }
   }
 }
 
