@@ -45,6 +45,16 @@ function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? exact : coercing).compile(schema));
 }
 
+/** The one character no store can keep in text (PostgreSQL rejects it): refused at the door. */
+const NUL_IN_BODY = new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. Strings may not contain the NUL character (\\u0000).' });
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || containsNul(v)) return true;
+  return false;
+}
+
 function prettyJson(payload: unknown): string {
   return JSON.stringify(payload, null, 2) + '\n';
 }
@@ -93,7 +103,9 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      const value = JSON.parse(text);
+      if (text.includes('\\u0000') && containsNul(value)) return done(NUL_IN_BODY, undefined);
+      done(null, value);
     } catch (err) {
       done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid JSON payload received. ${(err as Error).message}` }), undefined);
     }
@@ -103,7 +115,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   });
   app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) => {
     try {
-      done(null, parseYaml(body as string));
+      const value = parseYaml(body as string);
+      done(containsNul(value) ? NUL_IN_BODY : null, value);
     } catch (err) {
       done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid YAML payload received. ${(err as Error).message}` }), undefined);
     }
@@ -115,6 +128,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
 
   // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
   app.addHook('onRequest', (request, reply, done) => {
+    if (/%00/.test(request.url)) return done(new ApiError({ status: 'INVALID_ARGUMENT', message: 'The request URL is not valid: it contains the NUL character (%00).' }));
     try {
       request.sys = takeSystemParams((request.query ?? {}) as Record<string, unknown>);
     } catch (err) {

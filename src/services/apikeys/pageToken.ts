@@ -24,8 +24,10 @@ export function decodePageToken(token: string, expect: { projectNumber: string; 
     v.length !== 4 ||
     v[0] !== expect.projectNumber ||
     v[1] !== (expect.showDeleted ? 1 : 0) ||
-    typeof v[2] !== 'number' ||
-    typeof v[3] !== 'string'
+    !Number.isSafeInteger(v[2]) ||
+    v[2] < 0 ||
+    typeof v[3] !== 'string' ||
+    !/^[0-9a-f-]{36}$/.test(v[3])
   ) {
     throw invalidArgument('The page token is invalid. It must come from a previous list call with the same parameters.');
   }
