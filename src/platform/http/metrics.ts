@@ -1,22 +1,86 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+interface RouteStats {
+  method: string;
+  route: string;
+  /** Responses by status code. */
+  codes: Map<number, number>;
+  /** Latency observations per bucket (cumulative counts are computed at scrape time). */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string };
+
+/**
+ * Request counts and latencies by route, kept in plain maps on the hot path (a few additions
+ * per request) and turned into Prometheus metrics only when `/metrics` is scraped.
+ */
+export class RequestStats {
+  readonly #routes = new Map<string, RouteStats>();
+
+  record(method: string, route: string, code: number, seconds: number): void {
+    const key = method + ' ' + route;
+    let s = this.#routes.get(key);
+    if (!s) {
+      // Route patterns name a literal colon `::` (`/v2/keys::lookupKey`); the label shows the path.
+      s = { method, route: route.replaceAll('::', ':'), codes: new Map(), buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+      this.#routes.set(key, s);
+    }
+    s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
+    let i = 0;
+    while (i < BUCKETS.length && seconds > BUCKETS[i]) i++;
+    s.buckets[i]++;
+    s.sum += seconds;
+    s.count++;
+  }
+
+  requestsTotal(): MetricValue[] {
+    const out: MetricValue[] = [];
+    for (const s of this.#routes.values()) for (const [code, n] of s.codes) out.push({ value: n, labels: { method: s.method, route: s.route, code } });
+    return out;
+  }
+
+  latency(name: string): MetricValue[] {
+    const out: MetricValue[] = [];
+    for (const s of this.#routes.values()) {
+      const labels = { method: s.method, route: s.route };
+      let cumulative = 0;
+      BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i];
+        out.push({ metricName: `${name}_bucket`, value: cumulative, labels: { ...labels, le } });
+      });
+      out.push({ metricName: `${name}_bucket`, value: s.count, labels: { ...labels, le: '+Inf' } });
+      out.push({ metricName: `${name}_sum`, value: s.sum, labels });
+      out.push({ metricName: `${name}_count`, value: s.count, labels });
+    }
+    return out;
+  }
+}
 
 /** Prometheus metrics at GET /metrics: request counts and latencies by route, plus process metrics. */
 export function installMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'cloudtwin_' });
-  const requests = new Counter({ name: 'cloudtwin_http_requests_total', help: 'HTTP requests by route and status code.', labelNames: ['method', 'route', 'code'], registers: [registry] });
-  const latency = new Histogram({
-    name: 'cloudtwin_http_request_duration_seconds',
-    help: 'HTTP request latency by route.',
-    labelNames: ['method', 'route'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [registry],
+  const stats = new RequestStats();
+  const collector = (name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]) => ({
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
+    reset: () => {},
   });
+  registry.registerMetric(collector('cloudtwin_http_requests_total', 'HTTP requests by route and status code.', 'counter', () => stats.requestsTotal()) as any);
+  const latencyName = 'cloudtwin_http_request_duration_seconds';
+  registry.registerMetric(collector(latencyName, 'HTTP request latency by route.', 'histogram', () => stats.latency(latencyName)) as any);
+
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    requests.inc({ method: req.method, route, code: reply.statusCode });
-    latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    stats.record(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', async (_req, reply) => {

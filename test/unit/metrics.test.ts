@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import { RequestStats, installMetrics } from '../../src/platform/http/metrics.ts';
+
+test('latency buckets are cumulative, "le" inclusive, with sum and count', () => {
+  const s = new RequestStats();
+  for (const seconds of [0.0005, 0.0007, 0.02, 3]) s.record('GET', '/a', 200, seconds);
+  const v = s.latency('h');
+  const bucket = (le: number | string) => v.find((x) => x.metricName === 'h_bucket' && x.labels.le === le)?.value;
+  assert.equal(bucket(0.0005), 1);
+  assert.equal(bucket(0.001), 2);
+  assert.equal(bucket(0.025), 3);
+  assert.equal(bucket(1), 3);
+  assert.equal(bucket('+Inf'), 4);
+  assert.equal(v.find((x) => x.metricName === 'h_count')?.value, 4);
+  assert.ok(Math.abs((v.find((x) => x.metricName === 'h_sum')?.value ?? 0) - 3.0212) < 1e-9);
+});
+
+test('GET /metrics serves request counts by route and code in Prometheus text', async () => {
+  const app = Fastify();
+  installMetrics(app);
+  app.get('/v2/keys::lookupKey', async () => ({}));
+  await app.inject({ url: '/v2/keys:lookupKey' });
+  await app.inject({ url: '/v2/keys:lookupKey' });
+  const res = await app.inject({ url: '/metrics' });
+  assert.match(String(res.headers['content-type']), /^text\/plain/);
+  assert.match(res.body, /^cloudtwin_http_requests_total\{method="GET",route="\/v2\/keys:lookupKey",code="200"\} 2$/m);
+  assert.match(res.body, /^cloudtwin_http_request_duration_seconds_count\{method="GET",route="\/v2\/keys:lookupKey"\} 2$/m);
+  assert.match(res.body, /^cloudtwin_process_cpu_seconds_total/m);
+  await app.close();
+});
