@@ -107,7 +107,8 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       [
         { name: 'shared-settings', run: async () => (await sharedClock.reload(), await operations.reloadConfig()) },
         { name: 'operations', run: () => operations.completeDue() },
-        { name: 'token-sweep', run: sweepEvery(60_000, () => tokens.sweep()) },
+        { name: 'operation-retention', run: every(60_000, () => operations.purgeFinished()) },
+        { name: 'token-sweep', run: every(60_000, () => tokens.sweep()) },
       ],
       opts.workerIntervalMs ?? 100,
       app.log,
@@ -131,7 +132,8 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
   }
 }
 
-function sweepEvery(ms: number, fn: () => Promise<void>): () => Promise<void> {
+/** A task that runs at most once per `ms` of wall time, however often the worker ticks. */
+function every(ms: number, fn: () => Promise<unknown>): () => Promise<void> {
   let last = 0;
   return async () => {
     if (Date.now() - last < ms) return;

@@ -74,3 +74,20 @@ describe('getOperation', () => {
     }
   });
 });
+
+describe('getOperation: retention', () => {
+  let t: TestTwin;
+  before(async () => {
+    t = await startTestTwin();
+  });
+  after(() => t.close());
+
+  test('a finished operation stays readable for 30 days, then answers 404; its key stays', async () => {
+    const op = (await t.call(ALICE, { method: 'POST', url: `${keysPath()}?keyId=old-op`, payload: {} })).json();
+    await advanceClock(t, 29 * 86400);
+    assert.equal((await t.call(ALICE, { method: 'GET', url: `/v2/${op.name}` })).statusCode, 200);
+    await advanceClock(t, 2 * 86400);
+    assertError(await t.call(ALICE, { method: 'GET', url: `/v2/${op.name}` }), 404, 'NOT_FOUND');
+    assert.equal((await t.call(ALICE, { method: 'GET', url: keyPath('old-op') })).statusCode, 200);
+  });
+});

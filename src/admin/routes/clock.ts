@@ -14,7 +14,9 @@ export function clock(app: FastifyInstance, ctx: AdminContext): void {
   });
   app.post<{ Body: Static<typeof Advance> }>('/_twin/v1/clock::advance', { schema: { body: Advance }, config: { bodyName: '' } }, async (req) => {
     await ctx.sharedClock.advance(req.body.seconds);
+    // Time-driven effects happen at once rather than at the worker's next pass.
     await ctx.operations.completeDue();
+    await ctx.operations.purgeFinished();
     return show();
   });
 }

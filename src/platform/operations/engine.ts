@@ -43,6 +43,9 @@ export interface OperationsConfig {
 
 const CONFIG = 'operations.config';
 
+/** How long finished operations stay readable. */
+export const OPERATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
 /**
  * The durable long-running-operation engine (one engine; each service renders its own wire
  * shape). An operation is stored in the same transaction as the request that starts it; it is
@@ -171,6 +174,19 @@ export class OperationEngine {
     let n = 0;
     for (const { name } of due) if (await this.tryComplete(name)) n++;
     return n;
+  }
+
+  /**
+   * Forgets finished operations older than the retention period (resource time); asking for one
+   * afterwards answers NOT_FOUND, as Google keeps completed operations only for a while.
+   */
+  async purgeFinished(retentionMs = OPERATION_RETENTION_MS): Promise<number> {
+    const r = await this.#store.db
+      .deleteFrom('operations')
+      .where('done', '=', 1)
+      .where('updated_at', '<', this.#clock.nowMs() - retentionMs)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   async #read(name: string): Promise<OperationRecord | undefined> {
