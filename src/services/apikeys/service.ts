@@ -72,8 +72,12 @@ function withKeyString(key: WireKey, keyString: string): WireKey {
   return { name, ...(displayName !== undefined ? { displayName } : {}), keyString, ...rest };
 }
 
+function violationError(violations: FieldViolation[]): ApiError {
+  return invalidArgument(violations.map((v) => v.description).join('\n'), violations);
+}
+
 function rejectViolations(violations: FieldViolation[] | null): void {
-  if (violations?.length) throw invalidArgument(violations.map((v) => v.description).join('\n'), violations);
+  if (violations?.length) throw violationError(violations);
 }
 
 /** `global` is the only location of the service, for keys as for their parent. */
@@ -84,6 +88,23 @@ function checkLocation(location: string): void {
 /** Field paths of the Key message as the request names them (`display_name` -> `key.display_name`). */
 function inKey(violations: FieldViolation[] | null): FieldViolation[] {
   return (violations ?? []).map((v) => ({ ...v, field: `key.${v.field}` }));
+}
+
+// The state each mutation needs: checked when it is requested, and again when its operation
+// completes (in delayed mode the key may have changed in between).
+const nameOf = (k: ApiKeyRecord) => keyName(k.projectNumber, k.keyId ?? k.uid);
+
+function requireActive(k: ApiKeyRecord): void {
+  if (k.deleteTime !== null) throw failedPrecondition(`The key ${nameOf(k)} is deleted; undelete it before updating it.`);
+}
+
+function requireDeletable(k: ApiKeyRecord, etag: string | null | undefined): void {
+  if (etag && etag !== k.etag) throw new ApiError({ status: 'ABORTED', message: `The etag '${etag}' does not match the current etag of the key.` });
+  if (k.deleteTime !== null) throw failedPrecondition(`The key ${nameOf(k)} is already deleted.`);
+}
+
+function requireDeleted(k: ApiKeyRecord): void {
+  if (k.deleteTime === null) throw failedPrecondition(`The key ${nameOf(k)} is not deleted.`);
 }
 
 /**
@@ -176,22 +197,21 @@ export class ApiKeysService {
     if (changes.displayName !== undefined) rejectViolations(inKey(validateDisplayName(changes.displayName)));
     if (changes.annotations !== undefined) rejectViolations(inKey(validateAnnotations(changes.annotations)));
     if (changes.restrictions !== undefined) changes.restrictions = this.#validRestrictions(changes.restrictions, Boolean(k.serviceAccountEmail));
-    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, keyId)} is deleted; undelete it before updating it.`);
+    requireActive(k);
     return this.#startOperation('update', 'apikeys.update', ref.projectNumber, { ...ref, changes });
   }
 
   async deleteKey(principal: Principal, project: string, location: string, keyId: string, etag: string | undefined): Promise<WireOperation> {
     const ref = await this.#keyRef(principal, 'apikeys.keys.delete', project, location, keyId);
     const k = await this.#findKey(this.#d.store.db, ref);
-    if (etag && etag !== k.etag) throw new ApiError({ status: 'ABORTED', message: `The etag '${etag}' does not match the current etag of the key.` });
-    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, keyId)} is already deleted.`);
+    requireDeletable(k, etag);
     return this.#startOperation('delete', 'apikeys.delete', ref.projectNumber, { ...ref, etag: etag || null });
   }
 
   async undeleteKey(principal: Principal, project: string, location: string, keyId: string): Promise<WireOperation> {
     const ref = await this.#keyRef(principal, 'apikeys.keys.undelete', project, location, keyId);
     const k = await this.#findKey(this.#d.store.db, ref);
-    if (k.deleteTime === null) throw failedPrecondition(`The key ${keyName(k.projectNumber, keyId)} is not deleted.`);
+    requireDeleted(k);
     return this.#startOperation('undelete', 'apikeys.undelete', ref.projectNumber, ref);
   }
 
@@ -242,10 +262,7 @@ export class ApiKeysService {
 
   #validRestrictions(r: Restrictions | undefined, bound: boolean): Restrictions {
     const v = validateRestrictions(r, { boundToServiceAccount: bound });
-    if (!v.ok) {
-      const violations = v.violations.map((x) => ({ field: `key.${x.field}`, description: x.description }));
-      throw invalidArgument(violations.map((x) => x.description).join('\n'), violations);
-    }
+    if (!v.ok) throw violationError(inKey(v.violations));
     return v.value;
   }
 
@@ -313,7 +330,7 @@ export class ApiKeysService {
 
   async #completeUpdate(trx: Kysely<Database>, p: KeyRef & { changes: KeyChanges }): Promise<WireKey> {
     const k = await this.#findKey(trx, p, true);
-    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, p.keyId)} is deleted; undelete it before updating it.`);
+    requireActive(k);
     if (p.changes.displayName !== undefined) k.displayName = p.changes.displayName;
     if (p.changes.restrictions !== undefined) k.restrictions = p.changes.restrictions;
     if (p.changes.annotations !== undefined) k.annotations = p.changes.annotations;
@@ -326,8 +343,7 @@ export class ApiKeysService {
 
   async #completeDelete(trx: Kysely<Database>, p: KeyRef & { etag: string | null }): Promise<WireKey> {
     const k = await this.#findKey(trx, p, true);
-    if (p.etag && p.etag !== k.etag) throw new ApiError({ status: 'ABORTED', message: `The etag '${p.etag}' does not match the current etag of the key.` });
-    if (k.deleteTime !== null) throw failedPrecondition(`The key ${keyName(k.projectNumber, p.keyId)} is already deleted.`);
+    requireDeletable(k, p.etag);
     const now = this.#d.clock.nowMs();
     k.deleteTime = now;
     k.updateTime = now;
@@ -338,7 +354,7 @@ export class ApiKeysService {
 
   async #completeUndelete(trx: Kysely<Database>, p: KeyRef): Promise<WireKey> {
     const k = await this.#findKey(trx, p, true);
-    if (k.deleteTime === null) throw failedPrecondition(`The key ${keyName(k.projectNumber, p.keyId)} is not deleted.`);
+    requireDeleted(k);
     k.deleteTime = null;
     k.updateTime = this.#d.clock.nowMs();
     k.etag = this.#etag();
