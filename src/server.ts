@@ -58,13 +58,14 @@ export interface Cloudtwin {
 }
 
 const MASTER_KEY_CHECK = 'crypto.masterKeyCheck';
+export const DEFAULT_PERMISSIVE_PRINCIPAL = 'user:owner@cloudtwin.local';
 
 /** Builds the whole product: store, platform, services and admin API on one Fastify app. */
 export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin> {
   const env = opts.env ?? process.env;
   const random = opts.seed ? seededRandom(opts.seed) : systemRandom;
   const ids = new Ids(random);
-  // The data directory holds master.key and admin-token even when the database is PostgreSQL.
+  // The data directory holds sealed secrets (and master.key, admin-token even on PostgreSQL): owner only.
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const store = await Store.open({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
   try {
@@ -82,8 +83,9 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const serviceAccountKeys = new ServiceAccountKeys(store, ids, clock);
     const operations = new OperationEngine(store, clock, app.log);
     await operations.reloadConfig();
-    const authenticator = new Authenticator({ mode: opts.auth, permissivePrincipal: opts.permissivePrincipal ?? 'user:owner@cloudtwin.local', tokens, keys: serviceAccountKeys, iam });
-    if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', opts.permissivePrincipal ?? 'user:owner@cloudtwin.local');
+    const permissivePrincipal = opts.permissivePrincipal ?? DEFAULT_PERMISSIVE_PRINCIPAL;
+    const authenticator = new Authenticator({ mode: opts.auth, permissivePrincipal, tokens, keys: serviceAccountKeys, iam });
+    if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', permissivePrincipal);
 
     installMetrics(app);
     installAuthentication(app, authenticator);
@@ -91,12 +93,16 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations });
     const world = new WorldService(store, iam, ids);
+    /** Settings other processes (or a snapshot) may have changed: the clock offset and the operations mode. */
+    const reloadSharedSettings = async () => {
+      await sharedClock.reload();
+      await operations.reloadConfig();
+    };
     const afterStateChange = async () => {
       tokens.forgetAll();
       serviceAccountKeys.forgetAll();
       apikeys.forgetCachedKeys();
-      await sharedClock.reload();
-      await operations.reloadConfig();
+      await reloadSharedSettings();
     };
     const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
     registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations });
@@ -105,7 +111,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const worker = new Worker(
       [
-        { name: 'shared-settings', run: async () => (await sharedClock.reload(), await operations.reloadConfig()) },
+        { name: 'shared-settings', run: reloadSharedSettings },
         { name: 'operations', run: () => operations.completeDue() },
         { name: 'operation-retention', run: every(60_000, () => operations.purgeFinished()) },
         { name: 'token-sweep', run: every(60_000, () => tokens.sweep()) },

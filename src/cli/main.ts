@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
-import { createCloudtwin, VERSION } from '../server.ts';
+import { createCloudtwin, DEFAULT_PERMISSIVE_PRINCIPAL, VERSION } from '../server.ts';
 
 const program = new Command();
 program.name('cloudtwin').description('Wire-compatible API Keys v2, Compute v1 regional instance templates and media search v3').version(VERSION);
@@ -16,7 +16,7 @@ program
   .addOption(new Option('--world <file>', 'world document (JSON or YAML) to apply at start').env('CLOUDTWIN_WORLD'))
   .addOption(new Option('--admin-token <token>', 'admin API token (default: generated, kept in the data directory)').env('CLOUDTWIN_ADMIN_TOKEN'))
   .addOption(new Option('--auth <mode>', 'enforce: real credentials; permissive: any bearer token is the permissive principal').choices(['enforce', 'permissive']).env('CLOUDTWIN_AUTH').default('enforce'))
-  .addOption(new Option('--permissive-principal <member>', 'the principal of permissive mode').env('CLOUDTWIN_PERMISSIVE_PRINCIPAL').default('user:owner@cloudtwin.local'))
+  .addOption(new Option('--permissive-principal <member>', 'the principal of permissive mode').env('CLOUDTWIN_PERMISSIVE_PRINCIPAL').default(DEFAULT_PERMISSIVE_PRINCIPAL))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
   .action(async (o) => {
     const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';

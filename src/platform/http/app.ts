@@ -1,7 +1,7 @@
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, internalError } from './errors.ts';
+import { ApiError, internalError, urlNotFound } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelope } from './envelope.ts';
 import { applyFieldSelection } from './fields.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
@@ -55,6 +55,10 @@ function containsNul(value: unknown): boolean {
   return false;
 }
 
+function sendError(reply: FastifyReply, err: ApiError, style: EnvelopeStyle): void {
+  reply.code(err.httpCode).type('application/json; charset=UTF-8').send(errorEnvelope(err, style));
+}
+
 function prettyJson(payload: unknown): string {
   return JSON.stringify(payload, null, 2) + '\n';
 }
@@ -80,8 +84,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     // Router-level rejections (malformed URL encoding, an over-long path segment) in the Google envelope too.
     frameworkErrors: (err: { code?: string; statusCode?: number }, _request: FastifyRequest, reply: FastifyReply) => {
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of the request URL is too long.' : 'The request URL is not valid.';
-      const e = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode ?? 400, message });
-      reply.code(e.httpCode).type('application/json; charset=UTF-8').send(errorEnvelope(e, 'modern'));
+      sendError(reply, new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode ?? 400, message }), 'modern');
     },
   } as FastifyServerOptions);
   installValidators(app);
@@ -165,16 +168,14 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       apiError = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode, message: err.message });
     } else {
-      request.log.error({ err }, 'unhandled error');
       apiError = internalError();
     }
-    if (apiError.httpCode >= 500) request.log.error({ err: apiError }, 'request failed');
-    reply.code(apiError.httpCode).type('application/json; charset=UTF-8').send(errorEnvelope(apiError, request.routeOptions?.config?.envelope ?? 'modern'));
+    if (apiError.httpCode >= 500) request.log.error({ err }, 'request failed');
+    sendError(reply, apiError, request.routeOptions?.config?.envelope ?? 'modern');
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const e = new ApiError({ status: 'NOT_FOUND', message: `The requested URL ${redactUrl(request.url.split('?')[0])} was not found on this server.` });
-    reply.code(404).type('application/json; charset=UTF-8').send(errorEnvelope(e, 'modern'));
+    sendError(reply, urlNotFound(request.url), 'modern');
   });
 
   return app;

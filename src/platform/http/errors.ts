@@ -133,3 +133,8 @@ export function notFound(message: string): ApiError {
 export function internalError(message = 'Internal error encountered.'): ApiError {
   return new ApiError({ status: 'INTERNAL', message });
 }
+
+/** 404 for a URL no method serves; only the path is quoted (the query may carry credentials). */
+export function urlNotFound(url: string): ApiError {
+  return notFound(`The requested URL ${url.split('?')[0]} was not found on this server.`);
+}

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -10,7 +10,7 @@ import { openSqlite } from './sqlite.ts';
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface StoreOptions {
-  /** `postgres://...` for PostgreSQL; else SQLite in `dataDir` (or in memory when absent). */
+  /** `postgres://...` for PostgreSQL; else SQLite in `dataDir`, an existing directory (or in memory when absent). */
   databaseUrl?: string;
   dataDir?: string;
 }
@@ -43,8 +43,6 @@ export class Store {
       let path = ':memory:';
       let release = () => {};
       if (opts.dataDir) {
-        // The data directory holds sealed secrets: only its owner may read it.
-        mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
         release = lockDataDir(opts.dataDir);
         path = join(opts.dataDir, 'cloudtwin.db');
       }

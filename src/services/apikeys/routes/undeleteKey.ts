@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../platform/http/errors.ts';
+import { urlNotFound } from '../../../platform/http/errors.ts';
 import type { ApiKeysService } from '../service.ts';
 import { KeyParams, NoQuery } from '../schemas.ts';
 import { KEY_PATH, apiKeysMethod } from './common.ts';
@@ -12,7 +12,7 @@ export function undeleteKey(app: FastifyInstance, svc: ApiKeysService): void {
     { schema: { params: KeyParams, querystring: NoQuery, body: Type.Object({}, { additionalProperties: false }) }, config: { ...apiKeysMethod('UndeleteKey', 'write'), bodyName: '' } },
     async (req) => {
       const m = /^(.+):undelete$/.exec(req.params.key);
-      if (!m) throw new ApiError({ status: 'NOT_FOUND', message: `The requested URL ${req.url.split('?')[0]} was not found on this server.` });
+      if (!m) throw urlNotFound(req.url);
       return svc.undeleteKey(req.principal, req.params.project, req.params.location, m[1]);
     },
   );
