@@ -3,6 +3,7 @@ import type { ServiceAccountKeys } from '../platform/auth/serviceAccountKeys.ts'
 import type { Clock } from '../platform/clock/clock.ts';
 import type { IamService } from '../platform/iam/iamService.ts';
 import type { OperationEngine } from '../platform/operations/engine.ts';
+import type { Quota } from '../platform/quota/quota.ts';
 import type { Store } from '../platform/store/store.ts';
 import type { SharedClock } from '../platform/clock/sharedClock.ts';
 import type { SnapshotService } from './snapshotService.ts';
@@ -24,4 +25,5 @@ export interface AdminContext {
   tokens: AccessTokens;
   serviceAccountKeys: ServiceAccountKeys;
   operations: OperationEngine;
+  quota: Quota;
 }

@@ -6,6 +6,9 @@ import { clock } from './routes/clock.ts';
 import { credentials } from './routes/credentials.ts';
 import { health } from './routes/health.ts';
 import { operationsConfig } from './routes/operationsConfig.ts';
+import { quota } from './routes/quota.ts';
+import { principals } from './routes/principals.ts';
+import { serviceAccountKeys } from './routes/serviceAccountKeys.ts';
 import { snapshot } from './routes/snapshot.ts';
 import { applyWorld } from './routes/world.ts';
 
@@ -26,6 +29,6 @@ export function registerAdmin(app: FastifyInstance, ctx: AdminContext): void {
         throw new ApiError({ status: 'UNAUTHENTICATED', message: 'The admin API needs Authorization: Bearer <admin token>.' });
       }
     });
-    for (const route of [health, applyWorld, snapshot, credentials, clock, operationsConfig]) route(admin, ctx);
+    for (const route of [health, applyWorld, snapshot, credentials, serviceAccountKeys, clock, operationsConfig, principals, quota]) route(admin, ctx);
   });
 }

@@ -1,5 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import { ComputeWorldSchema } from '../services/compute/worldSchema.ts';
+import { echoText, echoValue } from '../platform/http/secrets.ts';
 
 /** The world document (JSON or YAML): the one way to describe the world a test runs in. */
 const closed = { additionalProperties: false } as const;
@@ -19,12 +21,26 @@ const Project = Type.Object(
   },
   closed,
 );
+const ServiceAccountEmail = Id(
+  '^[a-z][a-z0-9-]{4,28}[a-z0-9]@[a-z][a-z0-9-]{4,28}[a-z0-9]\\.iam\\.gserviceaccount\\.com$',
+  'a service-account email ACCOUNT@PROJECT.iam.gserviceaccount.com, where ACCOUNT (the account id) is 6-30 characters: lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen; PROJECT is a project id',
+);
 const ServiceAccount = Type.Object(
   {
-    email: Id('^[a-z][a-z0-9-]{4,29}@[a-z][a-z0-9-]{4,28}[a-z0-9]\\.iam\\.gserviceaccount\\.com$', 'NAME@PROJECT.iam.gserviceaccount.com'),
+    email: ServiceAccountEmail,
     displayName: Type.Optional(Type.String({ maxLength: 100 })),
     uniqueId: Type.Optional(Id('^[0-9]{21}$', 'a 21-digit id')),
     disabled: Type.Optional(Type.Boolean()),
+  },
+  closed,
+);
+/** A key of a service account: an existing key (made by the admin API) to disable or enable, or an uploaded public key. */
+const ServiceAccountKey = Type.Object(
+  {
+    serviceAccount: ServiceAccountEmail,
+    keyId: Id('^[0-9a-f]{40}$', 'a key id: 40 lowercase hexadecimal digits (the private_key_id of the key file)'),
+    disabled: Type.Optional(Type.Boolean()),
+    publicKeyPem: Type.Optional(Type.String({ maxLength: 16384, description: 'an RSA public key (PEM)' })),
   },
   closed,
 );
@@ -43,17 +59,32 @@ const CustomRole = Type.Object(
 const OrgPolicy = Type.Object({ resource: Resource, constraint: Type.String({ pattern: '^constraints/[A-Za-z0-9_.]+$' }), enforce: Type.Boolean() }, closed);
 const Section = (max: number) => Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: max });
 
+/** A project's daily quota for one service (units; default 10,000): `{project: ID or number, service, dailyLimit}`. */
+const QuotaLimit = Type.Object(
+  {
+    project: Id('^([a-z][a-z0-9-]{4,28}[a-z0-9]|[1-9][0-9]{0,18})$', 'a project id or number'),
+    service: Id('^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$', 'a service name such as youtube.googleapis.com'),
+    dailyLimit: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 }),
+  },
+  closed,
+);
+
 export const WorldSchema = Type.Object(
   {
     organizations: Type.Optional(Type.Array(Organization, { maxItems: 1000 })),
     folders: Type.Optional(Type.Array(Folder, { maxItems: 10000 })),
     projects: Type.Optional(Type.Array(Project, { maxItems: 10000 })),
     serviceAccounts: Type.Optional(Type.Array(ServiceAccount, { maxItems: 10000 })),
+    serviceAccountKeys: Type.Optional(Type.Array(ServiceAccountKey, { maxItems: 10000 })),
     iamPolicies: Type.Optional(Type.Array(IamPolicy, { maxItems: 10000 })),
     roles: Type.Optional(Type.Array(CustomRole, { maxItems: 1000 })),
     orgPolicies: Type.Optional(Type.Array(OrgPolicy, { maxItems: 10000 })),
-    compute: Type.Optional(Type.Record(Type.String(), Section(100_000))),
-    media: Type.Optional(Type.Record(Type.String(), Section(1_000_000))),
+    quotas: Type.Optional(Type.Array(QuotaLimit, { maxItems: 10000 })),
+    compute: Type.Optional(ComputeWorldSchema),
+    // Catalogue entries: Data API resource JSON + the `cloudtwin` extension (README "Media catalogue"); checked by services/media/catalog.
+    media: Type.Optional(
+      Type.Object({ contentOwners: Type.Optional(Section(100_000)), channels: Type.Optional(Section(1_000_000)), videos: Type.Optional(Section(1_000_000)), playlists: Type.Optional(Section(1_000_000)) }, closed),
+    ),
   },
   closed,
 );
@@ -74,7 +105,7 @@ export function schemaErrors(schema: TSchema, value: unknown, max = 10): string[
     let msg = e.message;
     if (described && /pattern|match/i.test(msg)) msg = `must be ${described}`;
     if (e.type === ValueErrorType.ObjectAdditionalProperties) msg = 'is not a known field';
-    out.push(`${fieldPath(e.path)}: ${msg}${e.value !== undefined && typeof e.value !== 'object' ? ` (got ${JSON.stringify(e.value)})` : ''}`);
+    out.push(`${echoText(fieldPath(e.path))}: ${msg}${e.value !== undefined && typeof e.value !== 'object' ? ` (got ${echoValue(e.value)})` : ''}`);
     if (out.length >= max) break;
   }
   return out;

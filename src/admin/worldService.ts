@@ -1,11 +1,21 @@
 import type { Kysely } from 'kysely';
+import type { CredentialGeneration } from '../platform/auth/credentialGeneration.ts';
+import { ServiceAccountKeys } from '../platform/auth/serviceAccountKeys.ts';
 import type { Ids } from '../platform/crypto/random.ts';
 import { invalidArgument } from '../platform/http/errors.ts';
 import type { IamService } from '../platform/iam/iamService.ts';
 import { PREDEFINED_ROLES } from '../platform/iam/permissions.ts';
+import { setDailyLimit } from '../platform/quota/quota.ts';
 import type { Database } from '../platform/store/schema.ts';
 import type { Store } from '../platform/store/store.ts';
+import { checkComputeSection, writeComputeSection } from '../services/compute/world.ts';
+import { applyMediaWorld } from '../services/media/catalog/writer.ts';
 import { type World, WorldSchema, schemaErrors } from './worldSchema.ts';
+
+/** A project id or number to its number through `resolve` (undefined when the world has no such project). */
+function projectNumberOf(resolve: (resource: string) => string): (id: string) => string | undefined {
+  return (id) => resolve(`projects/${id}`).split('/')[1] || undefined;
+}
 
 function reject(problems: string[]): never {
   throw invalidArgument(`Invalid world document: ${problems.join('; ')}`, problems.map((p) => ({ field: p.split(':')[0], description: p })));
@@ -20,11 +30,13 @@ export class WorldService {
   readonly #store: Store;
   readonly #iam: IamService;
   readonly #ids: Ids;
+  readonly #credentials: CredentialGeneration;
 
-  constructor(store: Store, iam: IamService, ids: Ids) {
+  constructor(store: Store, iam: IamService, ids: Ids, credentials: CredentialGeneration) {
     this.#store = store;
     this.#iam = iam;
     this.#ids = ids;
+    this.#credentials = credentials;
   }
 
   async apply(doc: unknown): Promise<{ applied: Record<string, number> }> {
@@ -36,9 +48,12 @@ export class WorldService {
       const resolve = await this.#checkReferences(trx, world);
       await this.#write(trx, world, resolve);
       await this.#iam.worldChanged(trx);
+      // A key the document disables stops working in every process (see CredentialGeneration).
+      if (world.serviceAccountKeys?.length) await this.#credentials.bumpIn(trx);
     });
-    const applied: Record<string, number> = {};
-    for (const [k, v] of Object.entries(world)) applied[k] = Array.isArray(v) ? v.length : Object.keys(v ?? {}).length;
+    if (world.serviceAccountKeys?.length) this.#credentials.changed();
+    // The document's own names, as own properties whatever they are (the schema allows only known ones).
+    const applied: Record<string, number> = Object.fromEntries(Object.entries(world).map(([k, v]) => [k, Array.isArray(v) ? v.length : Object.keys(v ?? {}).length]));
     return { applied };
   }
 
@@ -74,6 +89,11 @@ export class WorldService {
       const project = sa.email.split('@')[1].split('.')[0];
       if (!byId.has(project)) problems.push(`serviceAccounts[${i}].email: project '${project}' does not exist`);
     });
+    const accounts = new Set((await trx.selectFrom('service_accounts').select('email').execute()).map((r) => r.email));
+    for (const sa of w.serviceAccounts ?? []) accounts.add(sa.email);
+    (w.serviceAccountKeys ?? []).forEach((k, i) => {
+      if (!accounts.has(k.serviceAccount)) problems.push(`serviceAccountKeys[${i}].serviceAccount: '${k.serviceAccount}' is not a service account of the world`);
+    });
     const customRoles = new Set((await trx.selectFrom('custom_roles').select('name').execute()).map((r) => r.name));
     for (const r of w.roles ?? []) customRoles.add(r.name);
     const resolve = (resource: string): string => {
@@ -88,10 +108,14 @@ export class WorldService {
     (w.iamPolicies ?? []).forEach((pol, i) => {
       checkResource(pol.resource, `iamPolicies[${i}]`);
       pol.bindings.forEach((b, j) => {
-        if (!PREDEFINED_ROLES[b.role] && !customRoles.has(b.role)) problems.push(`iamPolicies[${i}].bindings[${j}].role: unknown role '${b.role}'`);
+        if (!Object.hasOwn(PREDEFINED_ROLES, b.role) && !customRoles.has(b.role)) problems.push(`iamPolicies[${i}].bindings[${j}].role: unknown role '${b.role}'`);
       });
     });
     (w.orgPolicies ?? []).forEach((op, i) => checkResource(op.resource, `orgPolicies[${i}]`));
+    (w.quotas ?? []).forEach((q, i) => {
+      if (!resolve(`projects/${q.project}`)) problems.push(`quotas[${i}].project: '${q.project}' does not exist`);
+    });
+    if (w.compute) problems.push(...(await checkComputeSection(trx, w.compute, projectNumberOf(resolve))));
     if (problems.length) reject(problems);
     return resolve;
   }
@@ -124,6 +148,12 @@ export class WorldService {
         .onConflict((c) => c.column('email').doUpdateSet({ unique_id: row.unique_id, display_name: row.display_name, disabled: row.disabled }))
         .execute();
     }
+    const keyProblems: string[] = [];
+    for (const [i, k] of (w.serviceAccountKeys ?? []).entries()) {
+      const problem = await ServiceAccountKeys.applyWorldEntry(trx, k, Date.now());
+      if (problem) keyProblems.push(`serviceAccountKeys[${i}]: ${problem}`);
+    }
+    if (keyProblems.length) reject(keyProblems); // rolls the whole document back
     for (const r of w.roles ?? []) {
       const row = { name: r.name, title: r.title ?? null, permissions: JSON.stringify(r.includedPermissions) };
       await trx.insertInto('custom_roles').values(row).onConflict((c) => c.column('name').doUpdateSet({ title: row.title, permissions: row.permissions })).execute();
@@ -137,6 +167,7 @@ export class WorldService {
         .onConflict((c) => c.column('resource').doUpdateSet({ bindings: row.bindings, etag: row.etag }).where('iam_policies.bindings', '<>', row.bindings))
         .execute();
     }
+    for (const q of w.quotas ?? []) await setDailyLimit(trx, resolve(`projects/${q.project}`), q.service, q.dailyLimit);
     for (const op of w.orgPolicies ?? []) {
       const row = { resource: resolve(op.resource), constraint_name: op.constraint, enforce: op.enforce ? 1 : 0 };
       await trx
@@ -145,12 +176,10 @@ export class WorldService {
         .onConflict((c) => c.columns(['resource', 'constraint_name']).doUpdateSet({ enforce: row.enforce }))
         .execute();
     }
-    for (const section of ['compute', 'media'] as const) {
-      const body = w[section];
-      if (!body) continue;
-      const existing = await trx.selectFrom('world_sections').select('body').where('section', '=', section).executeTakeFirst();
-      const merged = JSON.stringify({ ...(existing ? JSON.parse(existing.body) : {}), ...body });
-      await trx.insertInto('world_sections').values({ section, body: merged }).onConflict((c) => c.column('section').doUpdateSet({ body: merged })).execute();
+    if (w.compute) await writeComputeSection(trx, w.compute, projectNumberOf(resolve));
+    if (w.media) {
+      const problems = await applyMediaWorld(trx, w.media);
+      if (problems.length) reject(problems);
     }
   }
 }

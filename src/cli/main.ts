@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
+import { registerCatalogCommands } from '../services/media/catalog/cli.ts';
 import { createCloudtwin, DEFAULT_PERMISSIVE_PRINCIPAL, VERSION } from '../server.ts';
 
 const program = new Command();
@@ -17,6 +18,9 @@ program
   .addOption(new Option('--admin-token <token>', 'admin API token (default: generated, kept in the data directory)').env('CLOUDTWIN_ADMIN_TOKEN'))
   .addOption(new Option('--auth <mode>', 'enforce: real credentials; permissive: any bearer token is the permissive principal').choices(['enforce', 'permissive']).env('CLOUDTWIN_AUTH').default('enforce'))
   .addOption(new Option('--permissive-principal <member>', 'the principal of permissive mode').env('CLOUDTWIN_PERMISSIVE_PRINCIPAL').default(DEFAULT_PERMISSIVE_PRINCIPAL))
+  .addOption(new Option('--allowed-host <name...>', 'another host name the admin API and console answer to (DNS-rebinding guard)').env('CLOUDTWIN_ALLOWED_HOSTS').argParser(collectHosts))
+  .addOption(new Option('--media-path-prefix <prefix>', "path prefix of the media API ({prefix}/v3/search); '' for none").env('CLOUDTWIN_MEDIA_PATH_PREFIX').default('/youtube'))
+  .addOption(new Option('--media-service-name <name>', 'service name of the media API in API-key apiTargets and error metadata').env('CLOUDTWIN_MEDIA_SERVICE_NAME').default('youtube.googleapis.com'))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
   .action(async (o) => {
     const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';
@@ -27,6 +31,9 @@ program
       adminToken: o.adminToken,
       auth: o.auth,
       permissivePrincipal: o.permissivePrincipal,
+      mediaPathPrefix: o.mediaPathPrefix,
+      mediaServiceName: o.mediaServiceName,
+      allowedHosts: [o.host, ...(o.allowedHost ?? [])],
       // Structured logs go to stderr; stdout carries the admin token line and the ready line.
       logger: { level: o.logLevel, stream: process.stderr },
     });
@@ -39,6 +46,7 @@ program
     const host = o.host.includes(':') ? `[${o.host}]` : o.host;
     void address;
     process.stdout.write(`cloudtwin listening on http://${host}:${port}\n`);
+    process.stdout.write(`console at http://${host}:${port}/console/\n`);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
@@ -47,15 +55,22 @@ program
       await twin.close();
       process.exit(0);
     };
-    process.on('SIGTERM', () => void stop('SIGTERM'));
-    process.on('SIGINT', () => void stop('SIGINT'));
+    // SIGHUP too (the terminal went away): drain rather than die with the data-directory lock held.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   });
+
+/** `--allowed-host a --allowed-host b`, or `CLOUDTWIN_ALLOWED_HOSTS=a,b`. */
+function collectHosts(v: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...v.split(',').map((h) => h.trim()).filter(Boolean)];
+}
 
 function parsePort(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port '${v}'`);
   return n;
 }
+
+registerCatalogCommands(program);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`cloudtwin: ${err instanceof Error ? err.message : String(err)}\n`);

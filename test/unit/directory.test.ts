@@ -47,7 +47,8 @@ describe('IAM policies', () => {
     const d = directory({ policies: [{ resource: 'projects/100', bindings: [{ role: 'roles/serviceusage.apiKeysViewer', members: ['user:v@example.com'] }] }] });
     assert.equal(d.hasPermission('user:v@example.com', 'projects/100', 'apikeys.keys.list'), true);
     assert.equal(d.hasPermission('user:v@example.com', 'projects/100', 'apikeys.keys.create'), false);
-    assert.equal(d.hasPermission('user:v@example.com', 'projects/100', 'apikeys.keys.getKeyString'), false);
+    assert.equal(d.hasPermission('user:v@example.com', 'projects/100', 'apikeys.keys.update'), false);
+    assert.equal(d.hasPermission('user:v@example.com', 'projects/100', 'serviceusage.operations.get'), false);
   });
   test('domain:, allAuthenticatedUsers and custom roles', () => {
     const d = directory({
@@ -61,9 +62,13 @@ describe('IAM policies', () => {
     assert.equal(d.hasPermission('user:x@other.com', 'projects/100', 'apikeys.keys.getKeyString'), false);
     assert.equal(d.hasPermission('user:anyone@other.com', 'projects/102', 'apikeys.keys.list'), true);
   });
-  test('predefined roles: owner has all API Keys permissions, viewer cannot read key strings', () => {
+  test('predefined roles: owner has all API Keys permissions; viewers read keys and their strings but change nothing (as Google defines them)', () => {
     for (const p of ['apikeys.keys.create', 'apikeys.keys.getKeyString', 'apikeys.keys.lookup']) assert.ok(PREDEFINED_ROLES['roles/owner'].includes(p));
-    assert.ok(!PREDEFINED_ROLES['roles/viewer'].includes('apikeys.keys.getKeyString'));
+    for (const role of ['roles/viewer', 'roles/serviceusage.apiKeysViewer']) {
+      for (const p of ['apikeys.keys.get', 'apikeys.keys.list', 'apikeys.keys.getKeyString', 'apikeys.keys.lookup']) assert.ok(PREDEFINED_ROLES[role].includes(p), `${role} ${p}`);
+      for (const p of ['apikeys.keys.create', 'apikeys.keys.update', 'apikeys.keys.delete', 'apikeys.keys.undelete']) assert.ok(!PREDEFINED_ROLES[role].includes(p), `${role} ${p}`);
+    }
+    assert.ok(PREDEFINED_ROLES['roles/serviceusage.apiKeysAdmin'].includes('serviceusage.operations.get'));
     assert.ok(PREDEFINED_ROLES['roles/compute.admin'].includes('compute.instanceTemplates.create'));
   });
 });

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ids, seededRandom, systemRandom } from '../../src/platform/crypto/random.ts';
-import { SecretBox, constantTimeEqual } from '../../src/platform/crypto/secretBox.ts';
+import { HASH_MEMO_MAX, SecretBox, constantTimeEqual } from '../../src/platform/crypto/secretBox.ts';
 
 describe('SecretBox', () => {
   const box = new SecretBox(Buffer.alloc(32, 7), systemRandom);
@@ -26,6 +26,25 @@ describe('SecretBox', () => {
     assert.equal(box.lookupHash('a'), box.lookupHash('a'));
     assert.notEqual(box.lookupHash('a'), box.lookupHash('b'));
     assert.notEqual(box.lookupHash('a'), new SecretBox(Buffer.alloc(32, 8), systemRandom).lookupHash('a'));
+  });
+  test('a flood of bogus key strings does not evict the lookup hashes of keys in use (bounded LRU memo)', () => {
+    const box = new SecretBox(Buffer.alloc(32, 7), systemRandom);
+    const real = ['AIzaReal-key-one', 'AIzaReal-key-two'];
+    const expected = real.map((k) => box.lookupHash(k));
+    for (let i = 0; i < 10 * HASH_MEMO_MAX; i++) {
+      box.lookupHash(`AIzaBogus-${i}`);
+      if (i % 100 === 0) real.forEach((k, j) => assert.equal(box.lookupHash(k), expected[j]));
+    }
+    for (const k of real) assert.equal(box.isHashMemoised(k), true, k);
+    // Bounded: the oldest bogus strings were evicted, the latest kept.
+    assert.equal(box.isHashMemoised('AIzaBogus-0'), false);
+    assert.equal(box.isHashMemoised(`AIzaBogus-${10 * HASH_MEMO_MAX - 1}`), true);
+    // A key not used during the flood is evicted like any other entry; its hash is the same when computed again.
+    const idle = new SecretBox(Buffer.alloc(32, 7), systemRandom);
+    const h = idle.lookupHash('AIzaIdle');
+    for (let i = 0; i < HASH_MEMO_MAX; i++) idle.lookupHash(`AIzaBogus-${i}`);
+    assert.equal(idle.isHashMemoised('AIzaIdle'), false);
+    assert.equal(idle.lookupHash('AIzaIdle'), h);
   });
   test('rejects master keys that are not 32 bytes', () => {
     assert.throws(() => new SecretBox(Buffer.alloc(31), systemRandom));

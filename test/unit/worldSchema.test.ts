@@ -22,6 +22,16 @@ describe('world document schema', () => {
     assert.match(schemaErrors(WorldSchema, { orgPolicies: [{ resource: 'projects/p', constraint: 'iam.x', enforce: true }] })[0], /^orgPolicies\[0\]\.constraint/);
     assert.match(schemaErrors(WorldSchema, { orgPolicies: [{ resource: 'projects/p', constraint: 'constraints/x', enforce: 'yes' }] })[0], /^orgPolicies\[0\]\.enforce/);
   });
+  test('a service-account id must be 6-30 characters, and the error says so', () => {
+    for (const email of ['ci@demo-project.iam.gserviceaccount.com', 'robot@demo-project.iam.gserviceaccount.com', `${'a'.repeat(31)}@demo-project.iam.gserviceaccount.com`, 'robot-@demo-project.iam.gserviceaccount.com']) {
+      const errs = schemaErrors(WorldSchema, { serviceAccounts: [{ email }] });
+      assert.equal(errs.length, 1, email);
+      assert.match(errs[0], /^serviceAccounts\[0\]\.email: must be a service-account email ACCOUNT@PROJECT\.iam\.gserviceaccount\.com, where ACCOUNT \(the account id\) is 6-30 characters/);
+    }
+    for (const email of ['ci-bot@demo-project.iam.gserviceaccount.com', `a${'b'.repeat(29)}@demo-project.iam.gserviceaccount.com`]) {
+      assert.deepEqual(schemaErrors(WorldSchema, { serviceAccounts: [{ email }] }), [], email);
+    }
+  });
   test('fieldPath turns JSON pointers into readable paths', () => {
     assert.equal(fieldPath('/projects/1/projectNumber'), 'projects[1].projectNumber');
     assert.equal(fieldPath(''), '(document)');

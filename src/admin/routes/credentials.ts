@@ -13,7 +13,10 @@ const TokenRequest = Type.Object(
   { additionalProperties: false },
 );
 
-const KeyRequest = Type.Object({ serviceAccount: Type.String({ maxLength: 320 }) }, { additionalProperties: false });
+const KeyRequest = Type.Object(
+  { serviceAccount: Type.String({ maxLength: 320 }), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 * 365 * 86400 })) },
+  { additionalProperties: false },
+);
 
 /** POST /_twin/v1/tokens and POST /_twin/v1/serviceAccountKeys: credentials for tests. */
 export function credentials(app: FastifyInstance, ctx: AdminContext): void {
@@ -27,6 +30,6 @@ export function credentials(app: FastifyInstance, ctx: AdminContext): void {
     const sa = (await ctx.iam.directory()).serviceAccount(email);
     if (!sa) throw invalidArgument(`serviceAccount: '${email}' is not a service account of the world; add it with world:apply first.`);
     const origin = `${req.protocol}://${req.host}`;
-    return ctx.serviceAccountKeys.create(sa, `${origin}/token`);
+    return ctx.serviceAccountKeys.create(sa, `${origin}/token`, { ttlSeconds: req.body.ttlSeconds });
   });
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '../http/errors.ts';
 import type { IamService } from '../iam/iamService.ts';
 import type { AccessTokens, TokenGrant } from './accessTokens.ts';
+import type { CredentialGeneration } from './credentialGeneration.ts';
 import { type Principal, hasAnyScope, memberFor } from './principal.ts';
 import { normalizeScope } from './scopes.ts';
 import { looksLikeJwt, verifyServiceAccountJwt } from './serviceAccountJwt.ts';
@@ -14,6 +15,11 @@ export interface ApiMethod {
   method: string;
   /** Any one of these OAuth scopes lets the call through. */
   scopes: readonly string[];
+  /**
+   * A key-accepting method (the Data API's reads): a call with an API key and no token passes
+   * authentication with no principal, and the service checks the key; a token is still authenticated.
+   */
+  acceptsApiKey?: boolean;
 }
 
 export interface Credentials {
@@ -23,6 +29,23 @@ export interface Credentials {
 
 const SEE = 'See https://developers.google.com/identity/sign-in/web/devconsole-project.';
 const EXPECTED = 'Expected OAuth 2 access token, login cookie or other valid authentication credential.';
+
+/**
+ * The API a self-signed JWT without `scope` is bound to: `https://<service>/` (or without the
+ * trailing slash) names `<service>`. Anything else names no API.
+ */
+export function audienceService(aud: unknown): string | undefined {
+  if (typeof aud !== 'string') return undefined;
+  return /^https:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)+)\/?$/.exec(aud)?.[1];
+}
+
+interface VerifiedJwt {
+  principal: Principal;
+  /** Until when (epoch ms) the verification holds: the JWT's `exp`, or its key's expiry if sooner. */
+  validUntil: number;
+  /** For a JWT without `scope`: the only API it is valid for. */
+  audience?: string;
+}
 
 function unauthenticated(message: string, reason: string, api: ApiMethod): ApiError {
   return new ApiError({ status: 'UNAUTHENTICATED', message, reason, domain: 'googleapis.com', metadata: { method: api.method, service: api.service } });
@@ -39,16 +62,20 @@ export class Authenticator {
   readonly #tokens: AccessTokens;
   readonly #keys: ServiceAccountKeys;
   readonly #iam: IamService;
-  readonly #jwtCache = new Map<string, { principal: Principal; exp: number }>();
+  readonly #generation: CredentialGeneration;
+  /** Verified JWTs; dropped whenever credentials change anywhere (see CredentialGeneration). */
+  readonly #jwtCache = new Map<string, VerifiedJwt>();
   /** Principals of the token grants `AccessTokens` keeps cached: built once, not per request. */
   readonly #grantPrincipals = new WeakMap<TokenGrant, Principal>();
 
-  constructor(opts: { mode: AuthMode; permissivePrincipal: string; tokens: AccessTokens; keys: ServiceAccountKeys; iam: IamService }) {
+  constructor(opts: { mode: AuthMode; permissivePrincipal: string; tokens: AccessTokens; keys: ServiceAccountKeys; iam: IamService; generation: CredentialGeneration }) {
     this.#mode = opts.mode;
     this.#permissivePrincipal = memberFor(opts.permissivePrincipal);
     this.#tokens = opts.tokens;
     this.#keys = opts.keys;
     this.#iam = opts.iam;
+    this.#generation = opts.generation;
+    opts.generation.onChange(() => this.#jwtCache.clear());
   }
 
   get mode(): AuthMode {
@@ -81,23 +108,42 @@ export class Authenticator {
     return principal;
   }
 
+  /**
+   * The hot path's synchronous answer: the principal when the credential is already verified
+   * and cached here and nothing needs the store (no refresh due, no directory reload), with the
+   * method's scopes checked; otherwise undefined, and `authenticate` decides (errors included).
+   * Never accepts what `authenticate` would refuse.
+   */
+  cachedPrincipal(creds: Credentials, api: ApiMethod): Principal | undefined {
+    const token = creds.bearer;
+    if (!token) return undefined;
+    let principal: Principal | undefined;
+    if (this.#mode === 'permissive') principal = { member: this.#permissivePrincipal, scopes: 'all', superuser: true };
+    else {
+      if (this.#generation.stale || looksLikeJwt(token)) return undefined;
+      const grant = this.#tokens.cached(token);
+      if (!grant || grant.expiresAt <= Date.now()) return undefined;
+      principal = this.#grantPrincipals.get(grant);
+      if (!principal) return undefined;
+      if (principal.member.startsWith('serviceAccount:')) {
+        const dir = this.#iam.freshDirectory();
+        const sa = dir?.serviceAccount(principal.member.slice('serviceAccount:'.length));
+        if (!dir || sa?.disabled) return undefined;
+      }
+    }
+    return hasAnyScope(principal, api.scopes) ? principal : undefined;
+  }
+
   async #resolve(token: string, api: ApiMethod): Promise<Principal> {
     const invalid = (reason: string) => unauthenticated(`Request had invalid authentication credentials. ${EXPECTED} ${SEE}`, reason, api);
+    // A cached credential is trusted only while no credential was taken back anywhere (bounded staleness).
+    if (this.#generation.stale) await this.#generation.refresh();
     if (looksLikeJwt(token)) {
-      const cached = this.#jwtCache.get(token);
-      if (cached && cached.exp * 1000 > Date.now()) return this.#stillEnabled(cached.principal, invalid);
-      const check = await verifyServiceAccountJwt(token, this.#keys);
-      if (!check.ok) throw invalid(check.problem === 'expired' ? 'ACCESS_TOKEN_EXPIRED' : 'ACCESS_TOKEN_TYPE_UNSUPPORTED');
-      const sa = (await this.#iam.directory()).serviceAccount(check.email);
-      if (!sa || sa.disabled) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
-      const scopeClaim = check.payload.scope;
-      // A JWT with `scope` carries those scopes; one with only an API audience carries that API's full access.
-      const scopes = typeof scopeClaim === 'string' ? new Set(scopeClaim.split(/\s+/).filter(Boolean).map(normalizeScope)) : ('all' as const);
-      if (scopes === 'all' && !check.payload.aud) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
-      const principal: Principal = { member: `serviceAccount:${sa.email}`, scopes, superuser: false };
-      if (this.#jwtCache.size >= 10_000) this.#jwtCache.clear();
-      this.#jwtCache.set(token, { principal, exp: check.payload.exp! });
-      return principal;
+      let verified = this.#jwtCache.get(token);
+      if (!verified || verified.validUntil <= Date.now()) verified = await this.#verifyJwt(token, invalid);
+      // Without `scope`, a JWT is valid only for the API its audience names.
+      if (verified.audience !== undefined && verified.audience !== api.service) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
+      return this.#stillEnabled(verified.principal, invalid);
     }
     const grant = await this.#tokens.resolve(token);
     if (!grant) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
@@ -108,6 +154,32 @@ export class Authenticator {
       this.#grantPrincipals.set(grant, principal);
     }
     return this.#stillEnabled(principal, invalid);
+  }
+
+  async #verifyJwt(token: string, invalid: (reason: string) => ApiError): Promise<VerifiedJwt> {
+    const epoch = this.#generation.epoch;
+    const check = await verifyServiceAccountJwt(token, this.#keys);
+    if (!check.ok) throw invalid(check.problem === 'expired' ? 'ACCESS_TOKEN_EXPIRED' : 'ACCESS_TOKEN_TYPE_UNSUPPORTED');
+    const sa = (await this.#iam.directory()).serviceAccount(check.email);
+    if (!sa || sa.disabled) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
+    const scopeClaim = check.payload.scope;
+    const validUntil = Math.min(check.payload.exp! * 1000, check.keyExpiresAt ?? Infinity);
+    let verified: VerifiedJwt;
+    if (typeof scopeClaim === 'string') {
+      // A JWT with `scope` carries those scopes, whatever its audience.
+      const scopes = new Set(scopeClaim.split(/\s+/).filter(Boolean).map(normalizeScope));
+      verified = { principal: { member: `serviceAccount:${sa.email}`, scopes, superuser: false }, validUntil };
+    } else {
+      // One with only an audience carries full access to the one API the audience names.
+      const audience = audienceService(check.payload.aud);
+      if (!audience) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
+      verified = { principal: { member: `serviceAccount:${sa.email}`, scopes: 'all', superuser: false }, validUntil, audience };
+    }
+    if (epoch === this.#generation.epoch) {
+      if (this.#jwtCache.size >= 10_000) this.#jwtCache.clear();
+      this.#jwtCache.set(token, verified);
+    }
+    return verified;
   }
 
   /** A credential of a service account that has since been disabled stops working at once. */

@@ -1,9 +1,13 @@
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { lazy } from '../lazy.ts';
 import type { PublicSigningKey, ServiceAccountKeys } from './serviceAccountKeys.ts';
 
 export type JwtCheck =
-  | { ok: true; email: string; payload: JWTPayload }
+  | { ok: true; email: string; keyId: string; payload: JWTPayload; /** The signing key's wall-clock expiry, epoch ms, if it expires. */ keyExpiresAt: number | null }
   | { ok: false; problem: 'malformed' | 'unknown-key' | 'bad-signature' | 'expired' | 'claims' };
+
+/** jose is loaded with the first JWT to verify (a start-up cost otherwise). */
+const jose = lazy(() => import('jose'));
 
 /** Longest lifetime Google accepts for a service-account JWT (one hour), plus clock skew. */
 const MAX_LIFETIME_S = 3600 + 300;
@@ -18,9 +22,11 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * Verifies an RS256 JWT signed with a service-account key: the signature against the stored
  * public key named by `kid` (or any key of `iss` when `kid` is absent), `iss == sub`, expiry
- * (wall clock), and a lifetime of at most one hour. Scope or audience are the caller's to judge.
+ * (wall clock), and a lifetime of at most one hour. Only usable keys count (existing, enabled,
+ * not expired). Scope or audience are the caller's to judge.
  */
 export async function verifyServiceAccountJwt(token: string, keys: ServiceAccountKeys, audience?: string): Promise<JwtCheck> {
+  const { decodeProtectedHeader, errors: joseErrors, jwtVerify } = await jose();
   let kid: string | undefined;
   let iss: string | undefined;
   try {
@@ -44,7 +50,7 @@ export async function verifyServiceAccountJwt(token: string, keys: ServiceAccoun
       if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || payload.exp - payload.iat > MAX_LIFETIME_S) {
         return { ok: false, problem: 'claims' };
       }
-      return { ok: true, email: key.email, payload };
+      return { ok: true, email: key.email, keyId: key.keyId, payload, keyExpiresAt: key.expiresAt ?? null };
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return { ok: false, problem: 'expired' };
       if (err instanceof joseErrors.JWTClaimValidationFailed) return { ok: false, problem: 'claims' };

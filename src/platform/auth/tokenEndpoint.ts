@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokens } from './accessTokens.ts';
 import type { IamService } from '../iam/iamService.ts';
+import { echoText } from '../http/secrets.ts';
 import { normalizeScope } from './scopes.ts';
 import { verifyServiceAccountJwt } from './serviceAccountJwt.ts';
 import type { ServiceAccountKeys } from './serviceAccountKeys.ts';
@@ -16,7 +17,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: { tokens: Acce
   app.post('/token', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const fail = (error: string, description: string) => reply.code(400).send({ error, error_description: description });
-    if (body.grant_type !== JWT_BEARER) return fail('unsupported_grant_type', `Invalid grant_type: ${String(body.grant_type ?? '')}`);
+    if (body.grant_type !== JWT_BEARER) return fail('unsupported_grant_type', `Invalid grant_type: ${echoText(String(body.grant_type ?? ''), 100)}`);
     if (typeof body.assertion !== 'string') return fail('invalid_request', 'Missing required parameter: assertion');
     const check = await verifyServiceAccountJwt(body.assertion, deps.keys);
     if (!check.ok) {
@@ -31,7 +32,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: { tokens: Acce
     if (!sa || sa.disabled) return fail('invalid_grant', 'Invalid grant: account not found');
     const scope = typeof check.payload.scope === 'string' ? check.payload.scope.split(/\s+/).filter(Boolean).map(normalizeScope) : [];
     if (scope.length === 0) return fail('invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
-    const minted = await deps.tokens.mint(`serviceAccount:${sa.email}`, scope, TOKEN_TTL_S);
+    const minted = await deps.tokens.mint(`serviceAccount:${sa.email}`, scope, TOKEN_TTL_S, check.keyId);
     return { access_token: minted.access_token, expires_in: TOKEN_TTL_S - 1, token_type: 'Bearer' };
   });
 }

@@ -43,22 +43,39 @@ export class SecretBox {
   /**
    * Recent lookup hashes by secret: the HMAC was most of a key check's cost (bench:checkkey,
    * bench:lookup). Holding secrets in memory adds no exposure: this object holds the master key.
-   * Bounded; cleared when full.
+   * A bounded least-recently-used map (a Map keeps insertion order; a hit moves the entry to the
+   * end once the map is half full): a flood of bogus key strings evicts only the least recently
+   * used entries, never the keys in use.
    */
   readonly #hashMemo = new Map<string, string>();
 
   /** Keyed hash for lookups: equal secrets give equal hashes; the hash reveals nothing without the key. */
   lookupHash(secret: string): string {
-    let h = this.#hashMemo.get(secret);
-    if (h !== undefined) return h;
+    const memo = this.#hashMemo;
+    let h = memo.get(secret);
+    if (h !== undefined) {
+      if (memo.size * 2 >= HASH_MEMO_MAX) {
+        memo.delete(secret);
+        memo.set(secret, h);
+      }
+      return h;
+    }
     h = createHmac('sha256', this.#lookupKey).update(secret).digest('base64url');
     if (secret.length <= 256) {
-      if (this.#hashMemo.size >= 10_000) this.#hashMemo.clear();
-      this.#hashMemo.set(secret, h);
+      if (memo.size >= HASH_MEMO_MAX) memo.delete(memo.keys().next().value!);
+      memo.set(secret, h);
     }
     return h;
   }
+
+  /** Whether `secret`'s lookup hash is memoised (diagnostics and tests; does not touch recency). */
+  isHashMemoised(secret: string): boolean {
+    return this.#hashMemo.has(secret);
+  }
 }
+
+/** Most lookup hashes `SecretBox` keeps memoised. */
+export const HASH_MEMO_MAX = 10_000;
 
 export function constantTimeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);

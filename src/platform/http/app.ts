@@ -1,9 +1,17 @@
-import { Ajv, type Options as AjvOptions } from 'ajv';
+import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv';
+import type { FastifySchemaCompiler } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { parse as parseYaml } from 'yaml';
+import { MAX_JSON_DEPTH, TOO_DEEP, bodyText, checkStrings, jsonTextTooDeep, parseJsonBody, urlProblem, valueTooDeep } from './bodyParsing.ts';
 import { ApiError, internalError, urlNotFound } from './errors.ts';
-import { type EnvelopeStyle, errorEnvelope } from './envelope.ts';
+import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } from './envelope.ts';
 import { applyFieldSelection } from './fields.ts';
+import { queryValidator } from './queryParams.ts';
+import { lazyChildLogger } from './requestLogger.ts';
+import { recordRoutes } from './routes.ts';
+import { REDACTED, isSecretName, scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
 import { validationError } from './validationErrors.ts';
 
@@ -25,11 +33,30 @@ export interface HttpAppOptions {
   bodyLimit: number;
 }
 
-const REDACTED_QUERY = /([?&](?:key|keyString|access_token|\$key)=)[^&]*/gi;
-
-/** A request URL safe to log: credentials and key strings in the query are masked. */
+/**
+ * A request URL safe to log: the value of every secret-bearing query parameter (`key`,
+ * `keyString`, `key_string`, `access_token`, ... however its name is percent-encoded) is masked,
+ * and so is anything shaped like a key string or token elsewhere in the URL (the path).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(REDACTED_QUERY, '$1REDACTED');
+  const q = url.indexOf('?');
+  if (q < 0) return scrubSecrets(url);
+  const pairs = url.slice(q + 1).split('&');
+  for (let i = 0; i < pairs.length; i++) {
+    const eq = pairs[i].indexOf('=');
+    const name = eq < 0 ? pairs[i] : pairs[i].slice(0, eq);
+    if (eq >= 0 && isSecretName(decodeName(name))) pairs[i] = `${name}=${REDACTED}`;
+  }
+  return scrubSecrets(url.slice(0, q + 1) + pairs.join('&'));
+}
+
+function decodeName(name: string): string {
+  if (!name.includes('%') && !name.includes('+')) return name;
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
 }
 
 const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false };
@@ -39,24 +66,41 @@ const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, al
  * `showDeleted=true`); JSON bodies are typed, so theirs does not: Google rejects
  * `{"displayName": 123}` with `Invalid value at 'key.display_name' (TYPE_STRING), 123`.
  */
+type FastifySchemaCompilerResult = ReturnType<FastifySchemaCompiler<unknown>>;
+
 function installValidators(app: FastifyInstance): void {
   const coercing = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
   const exact = new Ajv({ ...AJV_OPTIONS, coerceTypes: false });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? exact : coercing).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return compileLazily(exact, schema);
+    const compiled = compileLazily(coercing, schema);
+    // Query booleans in any case, integers within their proto type, one value per singular name.
+    return (httpPart === 'querystring' ? queryValidator(schema, compiled) : compiled) as FastifySchemaCompilerResult;
+  });
 }
 
-/** The one character no store can keep in text (PostgreSQL rejects it): refused at the door. */
-const NUL_IN_BODY = new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. Strings may not contain the NUL character (\\u0000).' });
+type Validate = ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] };
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (value === null || typeof value !== 'object') return false;
-  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || containsNul(v)) return true;
-  return false;
+/**
+ * A validator compiled on its first use: compiling every route's schemas at start-up was a
+ * fifth of the time to the ready line; most servers only ever see a few of their routes.
+ */
+function compileLazily(ajv: Ajv, schema: unknown): Validate {
+  let compiled: ValidateFunction | undefined;
+  const validate: Validate = (data) => {
+    compiled ??= ajv.compile(schema as object);
+    const ok = compiled(data);
+    validate.errors = compiled.errors;
+    return ok;
+  };
+  return validate;
 }
 
-function sendError(reply: FastifyReply, err: ApiError, style: EnvelopeStyle): void {
-  reply.code(err.httpCode).type('application/json; charset=UTF-8').send(errorEnvelope(err, style));
+const requireLazily = createRequire(import.meta.url);
+
+/** yaml is loaded with the first YAML body (a start-up cost otherwise). */
+function parseYaml(text: string): unknown {
+  return (requireLazily('yaml') as typeof import('yaml')).parse(text);
 }
 
 function prettyJson(payload: unknown): string {
@@ -76,6 +120,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
         req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
       },
     },
+    // pino's per-request child logger is made only when the request logs something.
+    childLoggerFactory: lazyChildLogger as never,
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 500 },
     // Drain on close: requests that already reached an open connection are served (with
@@ -86,7 +132,17 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment of the request URL is too long.' : 'The request URL is not valid.';
       sendError(reply, new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode ?? 400, message }), 'modern');
     },
+    // Requests Node's HTTP parser refuses (raw non-ASCII bytes in the URL, malformed headers,
+    // headers too large) are answered in the Google envelope too, not Fastify's default body.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+      const code = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      const message = code === 431 ? 'The request headers are too large.' : code === 408 ? 'The request took too long to arrive.' : 'The request could not be read.';
+      const body = errorEnvelopeText(new ApiError({ status: 'INVALID_ARGUMENT', httpCode: code, message }), 'modern', true);
+      socket.end(`HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   } as FastifyServerOptions);
+  recordRoutes(app);
   installValidators(app);
 
   app.decorateRequest('sys', null as unknown as SystemParams);
@@ -101,37 +157,63 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     done();
   });
 
+  // Bodies, as Google's front end reads them: a Google API method (a route with `config.api`)
+  // takes its body as JSON whatever the Content-Type says, as ESF does (a form-encoded body is
+  // then a JSON syntax error); the twin's own endpoints (admin API, token endpoint) also take
+  // YAML and form bodies. Every body is checked once here: UTF-8, depth, NUL, surrogates.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
+  const isApiMethod = (req: FastifyRequest) => (req.routeOptions.config as { api?: unknown } | undefined)?.api !== undefined;
+  const json = (_req: FastifyRequest, body: Buffer, done: (err: Error | null, value?: unknown) => void) => {
     try {
-      const value = JSON.parse(text);
-      if (text.includes('\\u0000') && containsNul(value)) return done(NUL_IN_BODY, undefined);
+      done(null, parseJsonBody(bodyText(body)));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, json);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (req, body, done) => {
+    if (isApiMethod(req)) return json(req, body as Buffer, done);
+    try {
+      const text = bodyText(body as Buffer);
+      const form = Object.fromEntries(new URLSearchParams(text));
+      checkStrings(form);
+      done(null, form);
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'buffer' }, (req, body, done) => {
+    if (isApiMethod(req)) return json(req, body as Buffer, done);
+    let value: unknown;
+    const tooDeep = () => new ApiError({ status: 'INVALID_ARGUMENT', message: TOO_DEEP.replace('JSON', 'YAML') });
+    try {
+      const text = bodyText(body as Buffer);
+      // Flow collections (`[[[...`) nest without indentation: bounded like JSON before parsing.
+      if (text.length > 2 * MAX_JSON_DEPTH && jsonTextTooDeep(text, MAX_JSON_DEPTH)) return done(tooDeep(), undefined);
+      value = parseYaml(text);
+    } catch (err) {
+      if (err instanceof ApiError) return done(err, undefined);
+      const message = String((err as Error)?.message);
+      if (err instanceof RangeError || /call stack/i.test(message)) return done(tooDeep(), undefined);
+      return done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid YAML payload received. ${scrubSecrets(message.slice(0, 300))}` }), undefined);
+    }
+    try {
+      if (valueTooDeep(value)) throw tooDeep();
+      checkStrings(value);
       done(null, value);
     } catch (err) {
-      done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid JSON payload received. ${(err as Error).message}` }), undefined);
+      done(err as Error, undefined);
     }
   });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
-  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) => {
-    try {
-      const value = parseYaml(body as string);
-      done(containsNul(value) ? NUL_IN_BODY : null, value);
-    } catch (err) {
-      done(new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid YAML payload received. ${(err as Error).message}` }), undefined);
-    }
-  });
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-    if ((body as string).length === 0) return done(null, undefined);
-    done(new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. Expected a JSON body with Content-Type: application/json.' }), undefined);
-  });
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, json);
 
   // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
   app.addHook('onRequest', (request, reply, done) => {
-    if (/%00/.test(request.url)) return done(new ApiError({ status: 'INVALID_ARGUMENT', message: 'The request URL is not valid: it contains the NUL character (%00).' }));
+    // NUL and percent-escapes that are not UTF-8 (encoded surrogates among them) are refused here, once.
+    if (request.url.includes('%')) {
+      const problem = urlProblem(request.url);
+      if (problem) return done(problem);
+    }
     try {
       request.sys = takeSystemParams((request.query ?? {}) as Record<string, unknown>);
     } catch (err) {
@@ -157,21 +239,23 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
 
   app.setReplySerializer(prettyJson);
 
+  // The error path cannot throw: whatever goes wrong, the client gets a Google envelope of the
+  // route's style, and the log gets the cause once.
   app.setErrorHandler((err: any, request, reply) => {
-    let apiError: ApiError;
-    if (err instanceof ApiError) apiError = err;
-    else if (err.validation) apiError = validationError(err.validation, err.validationContext, request.routeOptions.config.bodyName ?? 'resource');
-    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      apiError = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: 413, message: `Request payload size exceeds the limit: ${opts.bodyLimit} bytes.` });
-    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      apiError = new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid JSON payload received. ${err.message}` });
-    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      apiError = new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode, message: err.message });
-    } else {
-      apiError = internalError();
+    let style: EnvelopeStyle = 'modern';
+    try {
+      style = request.routeOptions?.config?.envelope ?? 'modern';
+      const apiError = toApiError(err, request, opts.bodyLimit);
+      if (apiError.httpCode >= 500) request.log.error({ err: loggableError(err) }, 'request failed');
+      sendError(reply, apiError, style);
+    } catch (failure) {
+      try {
+        request.log.error({ err: loggableError(err), errorAnswerFailure: scrubSecrets(String(failure instanceof Error ? failure.stack : failure)) }, 'request failed, and so did its error answer');
+      } catch {
+        // a logger that throws cannot stop the answer
+      }
+      sendInternalError(reply, style);
     }
-    if (apiError.httpCode >= 500) request.log.error({ err }, 'request failed');
-    sendError(reply, apiError, request.routeOptions?.config?.envelope ?? 'modern');
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -179,4 +263,34 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/**
+ * An error as the log records it: type, code, message, stack and a database's `detail`, with
+ * credential-shaped text masked (a driver's message may quote a value the request carried).
+ */
+function loggableError(err: any): Record<string, unknown> {
+  const text = (v: unknown) => (v === undefined ? undefined : scrubSecrets(String(v)));
+  try {
+    return { type: text(err?.name ?? typeof err), code: text(err?.code), message: text(err?.message ?? err), detail: text(err?.detail), stack: text(err?.stack) };
+  } catch {
+    return { type: 'unprintable' };
+  }
+}
+
+/** Any error a request can raise, as the ApiError its answer shows. */
+function toApiError(err: any, request: FastifyRequest, bodyLimit: number): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err?.validation) return validationError(err.validation, err.validationContext, request.routeOptions?.config?.bodyName ?? 'resource');
+  if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new ApiError({ status: 'INVALID_ARGUMENT', httpCode: 413, message: `Request payload size exceeds the limit: ${bodyLimit} bytes.` });
+  }
+  if (err?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. The body could not be read as JSON.' });
+  }
+  if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    // Fastify's own client errors (bad Content-Length, aborted body, ...): their code, no internals.
+    return new ApiError({ status: 'INVALID_ARGUMENT', httpCode: err.statusCode, message: 'The request could not be read.' });
+  }
+  return internalError();
 }

@@ -1,4 +1,6 @@
 import { invalidArgument } from './errors.ts';
+import { MAX_JSON_DEPTH } from './bodyParsing.ts';
+import { echoText } from './secrets.ts';
 
 /**
  * Partial responses: Google's `fields` system parameter, e.g. `keys(name,uid),nextPageToken` or
@@ -9,12 +11,13 @@ export type FieldSelection = Map<string, FieldSelection | true>;
 export function parseFieldSelection(text: string): FieldSelection {
   let pos = 0;
   const fail = (): never => {
-    throw invalidArgument(`Invalid field selection ${text}`);
+    throw invalidArgument(`Invalid field selection ${echoText(text)}`);
   };
-  const parseList = (depth: number): FieldSelection => {
+  // Nesting is bounded like a JSON body's, so a hostile selector cannot exhaust the stack.
+  const parseList = (depth: number, level: number): FieldSelection => {
     const sel: FieldSelection = new Map();
     for (;;) {
-      parsePath(sel);
+      parsePath(sel, level);
       if (pos >= text.length) {
         if (depth > 0) fail();
         return sel;
@@ -31,7 +34,8 @@ export function parseFieldSelection(text: string): FieldSelection {
       fail();
     }
   };
-  const parsePath = (into: FieldSelection): void => {
+  const parsePath = (into: FieldSelection, level: number): void => {
+    if (level > MAX_JSON_DEPTH) fail();
     const m = /^[A-Za-z0-9_*.$@-]+/.exec(text.slice(pos));
     if (!m) fail();
     const name = m![0];
@@ -40,16 +44,16 @@ export function parseFieldSelection(text: string): FieldSelection {
     if (text[pos] === '/') {
       pos++;
       const sub: FieldSelection = new Map();
-      parsePath(sub);
+      parsePath(sub, level + 1);
       target = sub;
     } else if (text[pos] === '(') {
       pos++;
-      target = parseList(1);
+      target = parseList(1, level + 1);
     }
     const existing = into.get(name);
     into.set(name, merge(existing, target));
   };
-  const sel = parseList(0);
+  const sel = parseList(0, 0);
   return sel;
 }
 
@@ -65,11 +69,12 @@ export function applyFieldSelection(value: unknown, sel: FieldSelection): unknow
   if (Array.isArray(value)) return value.map((v) => applyFieldSelection(v, sel));
   if (value === null || typeof value !== 'object') return value;
   const star = sel.get('*');
-  const out: Record<string, unknown> = {};
+  const out: [string, unknown][] = [];
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     const s = sel.get(k) ?? star;
     if (s === undefined) continue;
-    out[k] = s === true ? v : applyFieldSelection(v, s);
+    out.push([k, s === true ? v : applyFieldSelection(v, s)]);
   }
-  return out;
+  // Own properties whatever the names (a map key may be `__proto__`).
+  return Object.fromEntries(out);
 }

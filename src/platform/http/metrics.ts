@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { routeLabel } from './routes.ts';
+import type { Registry } from 'prom-client';
+import { lazy } from '../lazy.ts';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
@@ -28,7 +30,7 @@ export class RequestStats {
     let s = this.#routes.get(key);
     if (!s) {
       // Route patterns name a literal colon `::` (`/v2/keys::lookupKey`); the label shows the path.
-      s = { method, route: route.replaceAll('::', ':'), codes: new Map(), buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+      s = { method, route: routeLabel(route), codes: new Map(), buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
       this.#routes.set(key, s);
     }
     s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
@@ -62,11 +64,29 @@ export class RequestStats {
   }
 }
 
-/** Prometheus metrics at GET /metrics: request counts and latencies by route, plus process metrics. */
-export function installMetrics(app: FastifyInstance): Registry {
+/**
+ * Prometheus metrics at GET /metrics: request counts and latencies by route, plus process
+ * metrics. prom-client is loaded at the first scrape (a server nobody scrapes never loads it);
+ * its process metrics that accumulate (GC, event-loop lag) count from that scrape on.
+ */
+export function installMetrics(app: FastifyInstance): void {
+  const stats = new RequestStats();
+  const registry = lazy(() => createRegistry(stats));
+  app.addHook('onResponse', (req, reply, done) => {
+    stats.record(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const r = await registry();
+    reply.type(r.contentType).serializer((p: unknown) => String(p));
+    return r.metrics();
+  });
+}
+
+async function createRegistry(stats: RequestStats): Promise<Registry> {
+  const { Registry, collectDefaultMetrics } = await import('prom-client');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'cloudtwin_' });
-  const stats = new RequestStats();
   const collector = (name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]) => ({
     name,
     help,
@@ -78,14 +98,5 @@ export function installMetrics(app: FastifyInstance): Registry {
   registry.registerMetric(collector('cloudtwin_http_requests_total', 'HTTP requests by route and status code.', 'counter', () => stats.requestsTotal()) as any);
   const latencyName = 'cloudtwin_http_request_duration_seconds';
   registry.registerMetric(collector(latencyName, 'HTTP request latency by route.', 'histogram', () => stats.latency(latencyName)) as any);
-
-  app.addHook('onResponse', (req, reply, done) => {
-    stats.record(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
-  app.get('/metrics', async (_req, reply) => {
-    reply.type(registry.contentType).serializer((p: unknown) => String(p));
-    return registry.metrics();
-  });
   return registry;
 }

@@ -1,5 +1,7 @@
 import { ApiError } from './errors.ts';
 import { type FieldSelection, parseFieldSelection } from './fields.ts';
+import { parseQueryBool, repeatedParameter } from './queryParams.ts';
+import { echoText } from './secrets.ts';
 
 /** Google's standard query parameters, accepted by every method and removed from its own query. */
 export interface SystemParams {
@@ -10,24 +12,29 @@ export interface SystemParams {
   quotaUser?: string;
 }
 
-const IGNORED = new Set(['$.xgafv', 'callback', 'upload_protocol', 'uploadType', 'oauth_token', 'userIp', 'trace', '$trace', 'requestReason']);
+const IGNORED = ['$.xgafv', 'callback', 'upload_protocol', 'uploadType', 'oauth_token', 'userIp', 'trace', '$trace', 'requestReason'];
+const HANDLED = ['fields', '$fields', 'prettyPrint', '$prettyPrint', 'pp', 'alt', '$alt', 'key', '$key', 'access_token', 'quotaUser', '$quotaUser'];
+/** Every name taken out of a query; looked up in a Set, so `constructor` or `__proto__` is never one. */
+const IS_SYSTEM: ReadonlySet<string> = new Set([...IGNORED, ...HANDLED]);
 
-function single(v: unknown): string | undefined {
-  if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined;
+/** The one value of a system parameter; one given twice is refused by name, quoting nothing. */
+function single(name: string, v: unknown): string | undefined {
+  if (Array.isArray(v)) throw repeatedParameter(name);
   return v === undefined ? undefined : String(v);
 }
 
-function parseBool(name: string, v: string): boolean {
-  if (v === 'true' || v === '1' || v === '') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid value at '${name}' (TYPE_BOOL), "${v}"` });
+/** `?prettyPrint` alone means true; otherwise the booleans every query parameter accepts. */
+function parseBool(v: string): boolean {
+  const b = v === '' ? true : parseQueryBool(v);
+  if (b === undefined) throw new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid value at 'pretty_print' (TYPE_BOOL), ${JSON.stringify(echoText(v, 64))}` });
+  return b;
 }
 
 function checkAlt(v: string): void {
   // `$alt=json;enum-encoding=int` is what gax clients send; JSON is the only encoding served.
   const base = v.split(';')[0];
   if (base !== 'json') {
-    throw new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid value for alt: ${v}. Only alt=json is supported.` });
+    throw new ApiError({ status: 'INVALID_ARGUMENT', message: `Invalid value for alt: ${echoText(v, 64)}. Only alt=json is supported.` });
   }
 }
 
@@ -35,7 +42,8 @@ function checkAlt(v: string): void {
 export function takeSystemParams(query: Record<string, unknown>): SystemParams {
   const sys: SystemParams = { prettyPrint: true };
   for (const name of Object.keys(query)) {
-    const raw = single(query[name]);
+    if (!IS_SYSTEM.has(name)) continue;
+    const raw = single(name, query[name]);
     switch (name) {
       case 'fields':
       case '$fields':
@@ -44,7 +52,7 @@ export function takeSystemParams(query: Record<string, unknown>): SystemParams {
       case 'prettyPrint':
       case '$prettyPrint':
       case 'pp':
-        sys.prettyPrint = parseBool(name, raw ?? '');
+        sys.prettyPrint = parseBool(raw ?? '');
         break;
       case 'alt':
       case '$alt':
@@ -62,7 +70,7 @@ export function takeSystemParams(query: Record<string, unknown>): SystemParams {
         sys.quotaUser = raw;
         break;
       default:
-        if (!IGNORED.has(name)) continue;
+        break;
     }
     delete query[name];
   }

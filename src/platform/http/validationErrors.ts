@@ -1,4 +1,6 @@
-import { ApiError, invalidArgument } from './errors.ts';
+import { type ApiError, invalidArgument } from './errors.ts';
+import { repeatedParameter } from './queryParams.ts';
+import { echoText, echoValue, isSecretName } from './secrets.ts';
 
 interface AjvError {
   keyword: string;
@@ -9,38 +11,46 @@ interface AjvError {
   schema?: unknown;
 }
 
-const PROTO_TYPE: Record<string, string> = {
-  string: 'TYPE_STRING',
-  integer: 'TYPE_INT32',
-  number: 'TYPE_DOUBLE',
-  boolean: 'TYPE_BOOL',
-  object: 'TYPE_MESSAGE',
-  array: 'TYPE_MESSAGE',
-};
+const PROTO_TYPE: ReadonlyMap<string, string> = new Map([
+  ['string', 'TYPE_STRING'],
+  ['integer', 'TYPE_INT32'],
+  ['number', 'TYPE_DOUBLE'],
+  ['boolean', 'TYPE_BOOL'],
+  ['object', 'TYPE_MESSAGE'],
+  ['array', 'TYPE_MESSAGE'],
+]);
 
 function snake(s: string): string {
   return s.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 }
 
-/** `/restrictions/apiTargets/0/service` -> `restrictions.api_targets[0].service` */
+/** `/restrictions/apiTargets/0/service` -> `restrictions.api_targets[0].service` (JSON-pointer escapes undone). */
 function protoPath(root: string, instancePath: string): string {
   let out = root;
-  for (const seg of instancePath.split('/').slice(1)) {
+  for (const raw of instancePath.split('/').slice(1)) {
+    const seg = raw.replaceAll('~1', '/').replaceAll('~0', '~');
     if (/^\d+$/.test(seg)) out += `[${seg}]`;
     else out += (out ? '.' : '') + snake(seg);
   }
-  return out;
+  return echoText(out);
+}
+
+/** The last field name of a JSON pointer (`/restrictions/keyString` -> `keyString`). */
+function lastName(instancePath: string): string {
+  const i = instancePath.lastIndexOf('/');
+  return instancePath.slice(i + 1);
 }
 
 /**
  * Turns a schema-validation failure into the message Google's JSON transcoder gives
- * ("Invalid JSON payload received. Unknown name ...", "Invalid value at ...").
+ * ("Invalid JSON payload received. Unknown name ...", "Invalid value at ..."). A bad value is
+ * echoed as a short prefix, and never at all for a secret-bearing field (key strings, tokens).
  */
 export function validationError(errors: AjvError[], context: string, bodyName: string): ApiError {
   const e = errors[0];
   const root = context === 'body' ? bodyName : '';
   if (e.keyword === 'additionalProperties') {
-    const name = e.params.additionalProperty as string;
+    const name = echoText(String(e.params.additionalProperty), 100).replaceAll('"', '\\"');
     if (context === 'querystring') {
       return invalidArgument(`Invalid JSON payload received. Unknown name "${name}": Cannot bind query parameter. Field '${name}' could not be found in request message.`);
     }
@@ -50,14 +60,20 @@ export function validationError(errors: AjvError[], context: string, bodyName: s
     ]);
   }
   const path = protoPath(root, e.instancePath) || root;
+  if (e.keyword === 'repeated') return repeatedParameter(path);
+  const secret = isSecretName(lastName(e.instancePath));
+  if (e.keyword === 'protoRange') {
+    const description = `Invalid value at '${path}' (${e.params.protoType})${secret ? '' : `, ${echoValue(String(e.data))}`}`;
+    return invalidArgument(description, [{ field: path, description }]);
+  }
   if (e.keyword === 'type') {
-    const t = PROTO_TYPE[String(e.params.type).split(',')[0]] ?? 'TYPE_MESSAGE';
-    const shown = typeof e.data === 'string' ? JSON.stringify(e.data) : JSON.stringify(e.data) ?? String(e.data);
-    return invalidArgument(`Invalid value at '${path}' (${t}), ${shown}`, [{ field: path, description: `Invalid value at '${path}' (${t}), ${shown}` }]);
+    const t = PROTO_TYPE.get(String(e.params.type).split(',')[0]) ?? 'TYPE_MESSAGE';
+    const description = `Invalid value at '${path}' (${t})${secret ? '' : `, ${echoValue(e.data)}`}`;
+    return invalidArgument(description, [{ field: path, description }]);
   }
   if (e.keyword === 'required' && context === 'querystring') {
-    return invalidArgument(`Required parameter: ${e.params.missingProperty}`);
+    return invalidArgument(`Required parameter: ${echoText(String(e.params.missingProperty), 100)}`);
   }
-  const description = `Invalid value at '${path}': ${e.message ?? 'invalid'}`;
+  const description = `Invalid value at '${path}': ${echoText(e.message ?? 'invalid')}`;
   return invalidArgument(description, [{ field: path, description }]);
 }

@@ -10,12 +10,26 @@ export interface ProtectedResource {
   service: string;
   /** Path below the project, e.g. `/locations/global` or `/locations/global/keys/k1`. */
   suffix?: string;
+  /** The resource as the caller named it, when that is not `projects/{project}{suffix}` (e.g. `operations/akmf.p7-...`). */
+  name?: string;
+}
+
+/** Something found by a value that does not name its project (a key string): where it lives. */
+export interface FoundResource {
+  projectNumber: string;
 }
 
 /**
  * IAM decisions: resolves the project and checks that the principal holds the permission on it
- * (or an ancestor). An unknown project answers exactly like a denied one, as Google does, so
- * callers cannot probe which projects exist.
+ * (or an ancestor). This is the one place where existence is kept from outsiders; every service
+ * asks here before it looks anything up, and answers "not found" only after it:
+ * - a resource the caller names (`require`): the permission is checked on the project the name
+ *   gives before the resource is read; an unknown project answers exactly like a denied one, and
+ *   the error names only what the caller sent, so a denied caller gets the same answer whether or
+ *   not the project or the resource exists;
+ * - a thing found by a value that does not name its project, such as a key string
+ *   (`requireFound`): a thing that does not exist is denied exactly like one the caller may not
+ *   see, and the error names no resource at all.
  */
 export class AccessControl {
   readonly #iam: IamService;
@@ -25,26 +39,51 @@ export class AccessControl {
   }
 
   async require(principal: Principal, permission: string, res: ProtectedResource): Promise<ProjectRecord> {
-    const dir = await this.#iam.directory();
+    const dir = this.#iam.freshDirectory() ?? (await this.#iam.directory());
     const project = dir.project(res.project);
     if (project && (principal.superuser || dir.hasPermission(principal.member, `projects/${project.projectNumber}`, permission))) return project;
     throw permissionDenied(permission, res);
   }
 
+  /**
+   * For a thing looked up by a value that does not name its project: passes only when it exists
+   * and the principal holds the permission on its project; otherwise the same `deniedUnnamed`
+   * error whether it is missing, in an unknown project, or merely forbidden.
+   */
+  async requireFound<T extends FoundResource>(principal: Principal, permission: string, found: T | undefined, service: string): Promise<T> {
+    if (found) {
+      const dir = this.#iam.freshDirectory() ?? (await this.#iam.directory());
+      const project = dir.project(found.projectNumber);
+      if (project && (principal.superuser || dir.hasPermission(principal.member, `projects/${project.projectNumber}`, permission))) return found;
+    }
+    throw deniedUnnamed(permission, service);
+  }
+
   /** Whether the principal holds the permission; no error. */
   async holds(principal: Principal, permission: string, projectNumber: string): Promise<boolean> {
     if (principal.superuser) return true;
-    return (await this.#iam.directory()).hasPermission(principal.member, `projects/${projectNumber}`, permission);
+    return (this.#iam.freshDirectory() ?? (await this.#iam.directory())).hasPermission(principal.member, `projects/${projectNumber}`, permission);
   }
 }
 
 export function permissionDenied(permission: string, res: ProtectedResource): ApiError {
-  const resource = `projects/${res.project}${res.suffix ?? ''}`;
+  const resource = res.name ?? `projects/${res.project}${res.suffix ?? ''}`;
   return new ApiError({
     status: 'PERMISSION_DENIED',
     message: `Permission '${permission}' denied on resource '//${res.service}/${resource}' (or it may not exist).`,
     reason: 'IAM_PERMISSION_DENIED',
     domain: res.service,
     metadata: { permission, resource },
+  });
+}
+
+/** The denial that names no resource: for things the caller found by a secret value (see `requireFound`). */
+export function deniedUnnamed(permission: string, service: string): ApiError {
+  return new ApiError({
+    status: 'PERMISSION_DENIED',
+    message: 'The caller does not have permission',
+    reason: 'IAM_PERMISSION_DENIED',
+    domain: service,
+    metadata: { permission },
   });
 }

@@ -65,6 +65,14 @@ export class Directory {
     return [...this.#projectsByNumber.values()];
   }
 
+  /** Every user and service account the world names (bindings and service accounts), sorted. */
+  principals(): string[] {
+    const out = new Set<string>();
+    for (const bindings of this.#bindings.values()) for (const b of bindings) for (const m of b.members) if (/^(user|serviceAccount):/.test(m)) out.add(m);
+    for (const sa of this.#serviceAccounts.values()) out.add(`serviceAccount:${sa.email}`);
+    return [...out].sort();
+  }
+
   serviceAccount(email: string) {
     return this.#serviceAccounts.get(email.toLowerCase());
   }

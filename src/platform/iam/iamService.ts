@@ -34,6 +34,11 @@ export class IamService {
     return this.#loading;
   }
 
+  /** The directory when it is fresh (read less than `refreshMs` ago), without waiting: the hot path's synchronous check. */
+  freshDirectory(): Directory | undefined {
+    return this.#directory && Date.now() - this.#checkedAt < this.#refreshMs ? this.#directory : undefined;
+  }
+
   async #refresh(): Promise<Directory> {
     const generation = await readSetting(this.#store.db, GENERATION, '');
     this.#checkedAt = Date.now();

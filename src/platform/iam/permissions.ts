@@ -67,14 +67,18 @@ const isRead = (p: string) => /\.(get|list)$/.test(p);
 export const PREDEFINED_ROLES: Record<string, readonly string[]> = {
   'roles/owner': ALL_PERMISSIONS,
   'roles/editor': ALL_PERMISSIONS,
-  'roles/viewer': ALL_PERMISSIONS.filter((p) => isRead(p) && p !== 'apikeys.keys.getKeyString'),
-  'roles/serviceusage.apiKeysAdmin': [...API_KEYS_PERMISSIONS, 'resourcemanager.projects.get'],
-  'roles/serviceusage.apiKeysViewer': ['apikeys.keys.get', 'apikeys.keys.list', 'resourcemanager.projects.get'],
+  // roles/viewer reads API keys, their strings included (Google's API Keys access-control page).
+  'roles/viewer': ALL_PERMISSIONS.filter((p) => isRead(p) || p === 'apikeys.keys.getKeyString' || p === 'apikeys.keys.lookup'),
+  // The API Keys roles as Google defines them (IAM roles and permissions: Service Usage).
+  'roles/serviceusage.apiKeysAdmin': [...API_KEYS_PERMISSIONS, 'serviceusage.operations.get', 'resourcemanager.projects.get'],
+  'roles/serviceusage.apiKeysViewer': ['apikeys.keys.get', 'apikeys.keys.getKeyString', 'apikeys.keys.list', 'apikeys.keys.lookup'],
   'roles/serviceusage.serviceUsageViewer': ['serviceusage.services.get', 'serviceusage.services.list', 'serviceusage.operations.get', 'serviceusage.operations.list', 'resourcemanager.projects.get'],
   'roles/serviceusage.serviceUsageConsumer': ['serviceusage.services.get', 'serviceusage.services.list', 'serviceusage.services.use', 'resourcemanager.projects.get'],
   'roles/compute.admin': [...COMPUTE_PERMISSIONS, 'resourcemanager.projects.get'],
   'roles/compute.instanceAdmin.v1': [...COMPUTE_PERMISSIONS.filter((p) => !p.startsWith('compute.networks.') || isRead(p)), 'resourcemanager.projects.get'],
   'roles/compute.viewer': [...COMPUTE_PERMISSIONS.filter(isRead), 'resourcemanager.projects.get'],
   'roles/compute.networkUser': ['compute.networks.get', 'compute.networks.list', 'compute.networks.use', 'compute.subnetworks.get', 'compute.subnetworks.list', 'compute.subnetworks.use'],
+  'roles/compute.networkViewer': ['compute.networks.get', 'compute.networks.list', 'compute.subnetworks.get', 'compute.subnetworks.list', 'resourcemanager.projects.get'],
+  'roles/compute.imageUser': ['compute.images.get', 'compute.images.list', 'compute.images.useReadOnly', 'resourcemanager.projects.get'],
   'roles/iam.serviceAccountUser': ['iam.serviceAccounts.actAs', 'iam.serviceAccounts.get', 'iam.serviceAccounts.list'],
 };

@@ -1,10 +1,11 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { ControlledTransaction, Kysely } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Database } from '../store/schema.ts';
+import { HotQuery } from '../store/hotQuery.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
 import type { Store } from '../store/store.ts';
+import type { Log } from './worker.ts';
 
 export interface OperationError {
   /** gRPC code. */
@@ -43,6 +44,21 @@ export interface OperationsConfig {
 
 const CONFIG = 'operations.config';
 
+/** An operation stored already done (instant completion inside its submitting transaction). */
+const INSERT_DONE = new HotQuery(
+  (db: Kysely<Database>, name: string, service: string, kind: string, projectNumber: string, payload: string, done: number, dueAt: number, result: string | null, error: string | null, createdAt: number, updatedAt: number) =>
+    db.insertInto('operations').values({ name, service, kind, project_number: projectNumber, payload, done, due_at: dueAt, result, error, created_at: createdAt, updated_at: updatedAt }),
+);
+
+/** Most works one group commit carries. */
+const MAX_GROUP = 64;
+
+interface GroupWork {
+  run(trx: ControlledTransaction<Database>): Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
 /** How long finished operations stay readable. */
 export const OPERATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -55,11 +71,13 @@ export const OPERATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export class OperationEngine {
   readonly #store: Store;
   readonly #clock: Clock;
-  readonly #log: FastifyBaseLogger;
+  readonly #log: Log;
   readonly #kinds = new Map<string, OperationKind>();
   #config: OperationsConfig = { mode: 'instant', delayMs: 0 };
+  readonly #group: GroupWork[] = [];
+  #grouping = false;
 
-  constructor(store: Store, clock: Clock, log: FastifyBaseLogger) {
+  constructor(store: Store, clock: Clock, log: Log) {
     this.#store = store;
     this.#clock = clock;
     this.#log = log;
@@ -114,50 +132,153 @@ export class OperationEngine {
     return rec;
   }
 
+  /**
+   * Stores a new operation inside the caller's (controlled) transaction and, in instant mode,
+   * completes it in that same transaction: one commit instead of two. Answers the completed
+   * operation (undefined when it is left for later: delayed mode).
+   */
+  async submitAndComplete(
+    trx: ControlledTransaction<Database>,
+    op: { name: string; service: string; kind: string; projectNumber: string; payload: unknown },
+  ): Promise<OperationRecord | undefined> {
+    if (this.#config.mode !== 'instant') {
+      await this.submit(trx, op);
+      return undefined;
+    }
+    // Nobody sees the operation before this transaction commits: complete it first, then store it
+    // done (one row write, no claim, no read back). The payload is serialised before the handler runs.
+    const now = this.#clock.nowMs();
+    const payload = JSON.stringify(op.payload);
+    const rec: OperationRecord = {
+      name: op.name,
+      service: op.service,
+      kind: op.kind,
+      projectNumber: op.projectNumber,
+      payload: op.payload,
+      done: false,
+      dueAt: now,
+      result: null,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const { result, error } = await this.#apply(trx, rec);
+    await INSERT_DONE.execute(trx, op.name, op.service, op.kind, op.projectNumber, payload, 1, now, result === null ? null : JSON.stringify(result), error ? JSON.stringify(error) : null, now, now);
+    return { ...rec, done: true, result: result ?? null, error };
+  }
+
+  /**
+   * Runs `work` in a transaction shared with the other callers waiting at the same moment (group
+   * commit): each work inside its own savepoint, so one that fails (its promise rejects, its writes
+   * undone) never affects another; one commit for the group; every promise settles only after that
+   * commit, so an answered write is durable. A work may use only `trx` (on SQLite the one
+   * connection is held by the group), and must not wait for anything but its own queries.
+   */
+  grouped<T>(work: (trx: ControlledTransaction<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#group.push({ run: work, resolve: resolve as (v: unknown) => void, reject });
+      if (this.#grouping) return;
+      this.#grouping = true;
+      // Starts after the requests read in this turn of the event loop have queued their works
+      // (node:sqlite runs synchronously: without this, every group would hold one work).
+      setImmediate(() => void this.#drainGroups());
+    });
+  }
+
+  async #drainGroups(): Promise<void> {
+    try {
+      while (this.#group.length) await this.#runGroup();
+    } finally {
+      this.#grouping = false;
+    }
+  }
+
+  async #runGroup(): Promise<void> {
+    const settled: [GroupWork, { ok: true; value: unknown } | { ok: false; err: unknown }][] = [];
+    let current: GroupWork | undefined;
+    let trx: ControlledTransaction<Database> | undefined;
+    try {
+      trx = await this.#store.db.startTransaction().execute();
+      // Works that arrive while the group runs join it, up to MAX_GROUP.
+      while (settled.length < MAX_GROUP && (current = this.#group.shift())) {
+        const sp = await trx.savepoint('work').execute();
+        try {
+          const value = await current.run(sp);
+          await sp.releaseSavepoint('work').execute();
+          settled.push([current, { ok: true, value }]);
+        } catch (err) {
+          await sp.rollbackToSavepoint('work').execute();
+          await sp.releaseSavepoint('work').execute();
+          settled.push([current, { ok: false, err }]);
+        }
+        current = undefined;
+      }
+      await trx.commit().execute();
+    } catch (err) {
+      // The group could not commit: nothing of it is written, every caller gets the error.
+      await trx?.rollback().execute().catch(() => {});
+      for (const [w] of settled) w.reject(err);
+      current?.reject(err);
+      return;
+    }
+    for (const [w, o] of settled) {
+      if (o.ok) w.resolve(o.value);
+      else w.reject(o.err);
+    }
+  }
+
   /** Completes the operation if it is due and nobody has; true when this call completed it. */
   async tryComplete(name: string): Promise<boolean> {
     const now = this.#clock.nowMs();
     const trx = await this.#store.db.startTransaction().execute();
     try {
-      const claimed = await trx
-        .updateTable('operations')
-        .set({ done: 1, updated_at: now })
-        .where('name', '=', name)
-        .where('done', '=', 0)
-        .where('due_at', '<=', now)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) {
+      if (!(await this.#claimAndComplete(trx, name, now))) {
         await trx.rollback().execute();
         return false;
       }
-      const row = await trx.selectFrom('operations').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
-      const rec = toRecord(row);
-      const kind = this.#kinds.get(rec.kind);
-      let result: unknown = null;
-      let error: OperationError | null = null;
-      const sp = await trx.savepoint('complete').execute();
-      try {
-        if (!kind) throw new ApiError({ status: 'INTERNAL', message: `No handler for operation kind ${rec.kind}.` });
-        result = await kind.complete(sp, rec.payload, rec);
-        await sp.releaseSavepoint('complete').execute();
-      } catch (err) {
-        await sp.rollbackToSavepoint('complete').execute();
-        if (err instanceof ApiError) error = { code: err.grpcCode, message: err.message };
-        else {
-          this.#log.error({ err, operation: name }, 'operation failed unexpectedly');
-          error = { code: 13, message: 'Internal error encountered.' };
-        }
-      }
-      await trx
-        .updateTable('operations')
-        .set({ result: result === null || result === undefined ? null : JSON.stringify(result), error: error ? JSON.stringify(error) : null })
-        .where('name', '=', name)
-        .execute();
       await trx.commit().execute();
       return true;
     } catch (err) {
       await trx.rollback().execute().catch(() => {});
       throw err;
+    }
+  }
+
+  /** Inside `trx`: claims the operation if it is due and not done, then applies its effect and records the outcome. */
+  async #claimAndComplete(trx: ControlledTransaction<Database>, name: string, now: number): Promise<boolean> {
+    const claimed = await trx
+      .updateTable('operations')
+      .set({ done: 1, updated_at: now })
+      .where('name', '=', name)
+      .where('done', '=', 0)
+      .where('due_at', '<=', now)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return false;
+    const row = await trx.selectFrom('operations').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+    const { result, error } = await this.#apply(trx, toRecord(row));
+    await trx
+      .updateTable('operations')
+      .set({ result: result === null || result === undefined ? null : JSON.stringify(result), error: error ? JSON.stringify(error) : null })
+      .where('name', '=', name)
+      .execute();
+    return true;
+  }
+
+  /** Applies an operation's effect inside a savepoint of `trx`: its result, or its error (and its writes undone). */
+  async #apply(trx: ControlledTransaction<Database>, rec: OperationRecord): Promise<{ result: unknown; error: OperationError | null }> {
+    const kind = this.#kinds.get(rec.kind);
+    const sp = await trx.savepoint('complete').execute();
+    try {
+      if (!kind) throw new ApiError({ status: 'INTERNAL', message: `No handler for operation kind ${rec.kind}.` });
+      const result = await kind.complete(sp, rec.payload, rec);
+      await sp.releaseSavepoint('complete').execute();
+      return { result: result ?? null, error: null };
+    } catch (err) {
+      await sp.rollbackToSavepoint('complete').execute();
+      await sp.releaseSavepoint('complete').execute();
+      if (err instanceof ApiError) return { result: null, error: { code: err.grpcCode, message: err.message } };
+      this.#log.error({ err, operation: rec.name }, 'operation failed unexpectedly');
+      return { result: null, error: { code: 13, message: 'Internal error encountered.' } };
     }
   }
 
@@ -187,6 +308,12 @@ export class OperationEngine {
       .where('updated_at', '<', this.#clock.nowMs() - retentionMs)
       .executeTakeFirst();
     return Number(r.numDeletedRows);
+  }
+
+  /** Forgets one operation (a client's `operations.delete`); true when it existed. */
+  async delete(name: string): Promise<boolean> {
+    const r = await this.#store.db.deleteFrom('operations').where('name', '=', name).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
   }
 
   async #read(name: string): Promise<OperationRecord | undefined> {

@@ -1,4 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+
+/** The log levels used here (pino's; the HTTP layer's logger is one, so is any pino logger). */
+export type Log = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
 
 export interface BackgroundTask {
   name: string;
@@ -12,11 +15,11 @@ export interface BackgroundTask {
 export class Worker {
   readonly #tasks: BackgroundTask[];
   readonly #intervalMs: number;
-  readonly #log: FastifyBaseLogger;
+  readonly #log: Log;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
 
-  constructor(tasks: BackgroundTask[], intervalMs: number, log: FastifyBaseLogger) {
+  constructor(tasks: BackgroundTask[], intervalMs: number, log: Log) {
     this.#tasks = tasks;
     this.#intervalMs = intervalMs;
     this.#log = log;

@@ -106,6 +106,114 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_credentials': {
+    async up(db: Kysely<any>) {
+      // Revocation: keys can be disabled and expire (wall clock); tokens record the key that minted them.
+      await db.schema.alterTable('service_account_keys').addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('service_account_keys').addColumn('expires_at', 'bigint').execute();
+      await db.schema.createIndex('service_account_keys_email').on('service_account_keys').columns(['email']).execute();
+      await db.schema.alterTable('access_tokens').addColumn('key_id', 'text').execute();
+      await db.schema.createIndex('access_tokens_key').on('access_tokens').columns(['key_id']).execute();
+    },
+  },
+  '0003_compute': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('compute_instance_templates')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_number', 'text', (c) => c.notNull())
+        .addColumn('region', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('creation_ms', 'bigint', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('compute_templates_name').on('compute_instance_templates').columns(['project_number', 'region', 'name']).unique().execute();
+      await db.schema.createIndex('compute_templates_created').on('compute_instance_templates').columns(['project_number', 'region', 'creation_ms', 'id']).execute();
+      await db.schema
+        .createTable('compute_operations')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('id', 'text', (c) => c.notNull().unique())
+        .addColumn('project_number', 'text', (c) => c.notNull())
+        .addColumn('region', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text')
+        .addColumn('insert_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      // One operation per (project, requestId), across processes; NULLs (no requestId) never collide.
+      await db.schema.createIndex('compute_operations_request').on('compute_operations').columns(['project_number', 'request_id']).unique().execute();
+      await db.schema.createIndex('compute_operations_region').on('compute_operations').columns(['project_number', 'region', 'insert_ms']).execute();
+      await db.schema
+        .createTable('compute_world')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('project_number', 'text', (c) => c.notNull())
+        .addColumn('location', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('compute_world_pk', ['kind', 'project_number', 'location', 'name'])
+        .execute();
+    },
+  },
+  '0004_media': {
+    async up(db: Kysely<any>) {
+      // Media catalogue: the columns the catalogue queries and the search index loads (`attrs`:
+      // compact JSON of the filterable attributes); the resource JSON as given is in media_resources.
+      // `seq` is the change sequence (media_meta 'seq') of the write that last touched the row.
+      for (const table of ['media_channels', 'media_videos', 'media_playlists']) {
+        let t = db.schema
+          .createTable(table)
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('published_at', 'bigint', (c) => c.notNull())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('description', 'text', (c) => c.notNull())
+          .addColumn('search_text', 'text', (c) => c.notNull())
+          .addColumn('attrs', 'text', (c) => c.notNull());
+        if (table === 'media_channels') t = t.addColumn('owner_principal', 'text').addColumn('content_owner', 'text');
+        await t.execute();
+        await db.schema.createIndex(`${table}_seq`).on(table).columns(['seq', 'id']).execute();
+        await db.schema.createIndex(`${table}_channel`).on(table).columns(['channel_id', 'published_at']).execute();
+      }
+      await db.schema.createIndex('media_channels_owner').on('media_channels').columns(['owner_principal']).execute();
+      await db.schema.createIndex('media_channels_content_owner').on('media_channels').columns(['content_owner']).execute();
+      await db.schema
+        .createTable('media_content_owners')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('display_name', 'text', (c) => c.notNull())
+        .addColumn('linked_principals', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .execute();
+      // The resource JSON apart from the rows the search index loads, so loading them reads little.
+      await db.schema
+        .createTable('media_resources')
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('media_resources_pk', ['type', 'id'])
+        .execute();
+      // 'seq': last change sequence; 'epoch': changes when the catalogue is wiped and started again.
+      await db.schema.createTable('media_meta').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('value', 'bigint', (c) => c.notNull()).execute();
+    },
+  },
+  '0005_quota': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('quota_limits')
+        .addColumn('consumer', 'text', (c) => c.notNull())
+        .addColumn('service', 'text', (c) => c.notNull())
+        .addColumn('daily_limit', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('quota_limits_pk', ['consumer', 'service'])
+        .execute();
+      await db.schema
+        .createTable('quota_usage')
+        .addColumn('consumer', 'text', (c) => c.notNull())
+        .addColumn('service', 'text', (c) => c.notNull())
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('used', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('quota_usage_pk', ['consumer', 'service', 'day'])
+        .execute();
+    },
+  },
 };
 
 class InCodeMigrations implements MigrationProvider {
@@ -130,6 +238,17 @@ export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string }
 
 /** Every table, in an order that is safe to clear and refill. */
 export const ALL_TABLES = [
+  'quota_usage',
+  'quota_limits',
+  'media_resources',
+  'media_playlists',
+  'media_videos',
+  'media_channels',
+  'media_content_owners',
+  'media_meta',
+  'compute_instance_templates',
+  'compute_operations',
+  'compute_world',
   'api_keys',
   'operations',
   'access_tokens',

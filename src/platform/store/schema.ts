@@ -9,11 +9,11 @@ export interface Database {
   folders: { id: string; parent: string; display_name: string | null };
   projects: { project_number: string; project_id: string; parent: string | null; display_name: string | null };
   service_accounts: { email: string; project_id: string; unique_id: string; display_name: string | null; disabled: number };
-  service_account_keys: { key_id: string; email: string; public_key_pem: string; created_at: number };
+  service_account_keys: { key_id: string; email: string; public_key_pem: string; created_at: number; disabled: number; expires_at: number | null };
   iam_policies: { resource: string; bindings: string; etag: string };
   custom_roles: { name: string; title: string | null; permissions: string };
   org_policies: { resource: string; constraint_name: string; enforce: number };
-  access_tokens: { token_hash: string; principal: string; scopes: string; expires_at: number };
+  access_tokens: { token_hash: string; principal: string; scopes: string; expires_at: number; key_id: string | null };
   operations: {
     name: string;
     service: string;
@@ -43,6 +43,29 @@ export interface Database {
     delete_time: number | null;
   };
   world_sections: { section: string; body: string };
+  quota_limits: { consumer: string; service: string; daily_limit: number };
+  quota_usage: { consumer: string; service: string; day: string; used: number };
+  compute_instance_templates: { id: string; project_number: string; region: string; name: string; creation_ms: number; body: string };
+  compute_operations: { name: string; id: string; project_number: string; region: string; request_id: string | null; insert_ms: number };
+  compute_world: { kind: string; project_number: string; location: string; name: string; body: string };
+  media_channels: MediaRow & { owner_principal: string | null; content_owner: string | null };
+  media_videos: MediaRow;
+  media_playlists: MediaRow;
+  media_content_owners: { id: string; seq: number; display_name: string; linked_principals: string; resource: string };
+  media_meta: { name: string; value: number };
+  media_resources: { type: string; id: string; resource: string };
+}
+
+/** A media catalogue row (see migration 0004_media). */
+export interface MediaRow {
+  id: string;
+  seq: number;
+  channel_id: string;
+  published_at: number;
+  title: string;
+  description: string;
+  search_text: string;
+  attrs: string;
 }
 
 export type TableName = keyof Database;

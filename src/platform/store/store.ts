@@ -1,7 +1,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './schema.ts';
 import { lockDataDir } from './dataDirLock.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -32,6 +32,8 @@ export class Store {
   static async open(opts: StoreOptions): Promise<Store> {
     let store: Store;
     if (opts.databaseUrl) {
+      // Loaded only when PostgreSQL is used (a SQLite server never pays for the driver).
+      const { default: pg } = await import('pg');
       const pool = new pg.Pool({
         connectionString: opts.databaseUrl,
         max: 10,
