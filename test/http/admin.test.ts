@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { TEST_STORE } from '../support/store.ts';
-import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { startTestTwin, type TestTwin, twinHooks } from '../support/twin.ts';
 import { ALICE, CAROL, DEMO, testWorld } from '../support/world.ts';
 import { assertError, createKey, fieldViolations, keyNameOf, keysPath } from './helpers.ts';
 
@@ -17,10 +17,9 @@ describe('admin API', () => {
     return Object.fromEntries(WORLD_TABLES.map((name) => [name, sortRows(snap.tables[name] ?? [])]));
   };
   const apply = (doc: unknown) => t.admin('POST', '/_twin/v1/world:apply', doc);
-  before(async () => {
-    t = await startTestTwin();
+  twinHooks((twin) => {
+    t = twin;
   });
-  after(() => t.close());
 
   test('every route but health needs the admin token', async () => {
     const userToken = await t.token(ALICE);
@@ -33,6 +32,11 @@ describe('admin API', () => {
       ['POST', '/_twin/v1/world:apply', {}],
       ['POST', '/_twin/v1/tokens', { principal: 'alice@example.com' }],
       ['POST', '/_twin/v1/serviceAccountKeys', { serviceAccount: 'x' }],
+      ['GET', '/_twin/v1/serviceAccounts/ci-robot@demo-project.iam.gserviceaccount.com/keys'],
+      ['POST', `/_twin/v1/serviceAccounts/ci-robot@demo-project.iam.gserviceaccount.com/keys/${'a'.repeat(40)}:disable`],
+      ['POST', `/_twin/v1/serviceAccounts/ci-robot@demo-project.iam.gserviceaccount.com/keys/${'a'.repeat(40)}:enable`],
+      ['DELETE', `/_twin/v1/serviceAccounts/ci-robot@demo-project.iam.gserviceaccount.com/keys/${'a'.repeat(40)}`],
+      ['POST', '/_twin/v1/tokens:revoke', { token: userToken }],
       ['GET', '/_twin/v1/operations/config'],
       ['PUT', '/_twin/v1/operations/config', { mode: 'instant' }],
     ];
@@ -44,6 +48,7 @@ describe('admin API', () => {
     }
     // nothing happened
     assert.equal((await t.admin('GET', '/_twin/v1/clock')).json().offsetSeconds, 0);
+    assert.equal((await t.twin.app.inject({ method: 'GET', url: keysPath(), headers: { authorization: `Bearer ${userToken}` } })).statusCode, 200, 'the token was not revoked');
     assert.equal((await t.call(ALICE, { method: 'GET', url: keysPath() })).statusCode, 200);
   });
 

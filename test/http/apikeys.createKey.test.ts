@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { describe, test } from 'node:test';
+import { startTestTwin, type TestTwin, twinHooks } from '../support/twin.ts';
 import { ALICE, BOUND_OK, BOUND_SA, CI_SA, DEMO, LOOSE } from '../support/world.ts';
 import {
   CREATE_OP,
@@ -26,10 +26,9 @@ const post = (t: TestTwin, url: string, payload: unknown = {}, principal = ALICE
 
 describe('createKey', () => {
   let t: TestTwin;
-  before(async () => {
-    t = await startTestTwin();
+  twinHooks((twin) => {
+    t = twin;
   });
-  after(() => t.close());
 
   test('answers an operation carrying the new key, named by project number', async () => {
     const res = await post(t, keysPath(DEMO.projectId) + '?keyId=shape-key', { displayName: 'Shape key' });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { describe, test } from 'node:test';
+import { type TestTwin, twinHooks } from '../support/twin.ts';
 import { ALICE, BOB, DEMO } from '../support/world.ts';
 import { KEY_TYPE, RFC3339, advanceClock, assertError, createKey, errorInfo, getOperation, keyNameOf, keyPath, listAll, setOperationsMode } from './helpers.ts';
 
@@ -9,10 +9,9 @@ const del = (t: TestTwin, id: string, query = '', principal = ALICE) => t.call(p
 
 describe('deleteKey', () => {
   let t: TestTwin;
-  before(async () => {
-    t = await startTestTwin();
+  twinHooks((twin) => {
+    t = twin;
   });
-  after(() => t.close());
 
   test('soft-deletes: the operation carries the key with deleteTime; get still answers', async () => {
     const created = await createKey(t, { keyId: 'del-1', body: { displayName: 'Doomed' } });

@@ -28,8 +28,12 @@ describe('getKeyString', () => {
     assert.equal((await t.call(ALICE, { method: 'GET', url: keyStringUrl('secret', DEMO.projectNumber) })).json().keyString, created.keyString);
   });
 
-  test('a viewer (no getKeyString permission) gets 403', async () => {
-    const err = assertError(await t.call(BOB, { method: 'GET', url: keyStringUrl('secret') }), 403, 'PERMISSION_DENIED', /^Permission 'apikeys\.keys\.getKeyString' denied on resource/);
+  test('an API Keys viewer may read it (roles/serviceusage.apiKeysViewer grants getKeyString)', async () => {
+    assert.equal((await t.call(BOB, { method: 'GET', url: keyStringUrl('secret') })).json().keyString, created.keyString);
+  });
+
+  test('without the permission: 403 naming it', async () => {
+    const err = assertError(await t.call(MALLORY, { method: 'GET', url: keyStringUrl('secret') }), 403, 'PERMISSION_DENIED', /^Permission 'apikeys\.keys\.getKeyString' denied on resource/);
     assert.equal(errorInfo(err).metadata.permission, 'apikeys.keys.getKeyString');
   });
 

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { describe, test } from 'node:test';
+import { type TestTwin, twinHooks } from '../support/twin.ts';
 import { ALICE, BOB, CAROL, MALLORY } from '../support/world.ts';
 import { CREATE_OP, KEY_STRING, KEY_TYPE, advanceClock, assertError, errorInfo, keyNameOf, keyPath, keysPath, setOperationsMode } from './helpers.ts';
 
 describe('getOperation', () => {
   let t: TestTwin;
   let createOp: Record<string, any>;
-  before(async () => {
-    t = await startTestTwin();
+  twinHooks(async (twin) => {
+    t = twin;
     createOp = (await t.call(ALICE, { method: 'POST', url: `${keysPath()}?keyId=op-key`, payload: { displayName: 'Op' } })).json();
   });
-  after(() => t.close());
 
   test('answers the finished create operation with the key and its key string', async () => {
     const res = await t.call(ALICE, { method: 'GET', url: `/v2/${createOp.name}` });
@@ -39,14 +38,23 @@ describe('getOperation', () => {
     }
   });
 
-  test('a viewer and an inherited owner may read it; a stranger gets 403', async () => {
-    assert.equal((await t.call(BOB, { method: 'GET', url: `/v2/${createOp.name}` })).statusCode, 200);
+  test('an inherited owner may read it; an API Keys viewer (no serviceusage.operations.get) and a stranger get 403', async () => {
+    const viewer = assertError(await t.call(BOB, { method: 'GET', url: `/v2/${createOp.name}` }), 403, 'PERMISSION_DENIED');
+    assert.equal(errorInfo(viewer).metadata.permission, 'serviceusage.operations.get');
     assert.equal((await t.call(CAROL, { method: 'GET', url: `/v2/${createOp.name}` })).statusCode, 200);
     const err = assertError(await t.call(MALLORY, { method: 'GET', url: `/v2/${createOp.name}` }), 403, 'PERMISSION_DENIED');
     assert.equal(errorInfo(err).reason, 'IAM_PERMISSION_DENIED');
+    assert.equal(errorInfo(err).metadata.resource, createOp.name, 'the operation as the caller named it');
   });
 
-  test('an unknown operation is 404', async () => {
+  test('a stranger gets the same 403 for an operation that does not exist (existenceLeaks.test.ts covers every route)', async () => {
+    const fake = 'operations/akmf.p7-300000000001-00000000-0000-4000-8000-000000000000';
+    const err = assertError(await t.call(MALLORY, { method: 'GET', url: `/v2/${fake}` }), 403, 'PERMISSION_DENIED');
+    assert.equal(errorInfo(err).metadata.resource, fake);
+  });
+
+  test('an unknown operation is 404 to a caller who may read the project\'s operations; a name that gives no project is 404 to all', async () => {
+    assertError(await t.call(MALLORY, { method: 'GET', url: '/v2/operations/garbage' }), 404, 'NOT_FOUND');
     assertError(await t.call(ALICE, { method: 'GET', url: '/v2/operations/akmf.p7-300000000001-00000000-0000-4000-8000-000000000000' }), 404, 'NOT_FOUND');
     assertError(await t.call(ALICE, { method: 'GET', url: '/v2/operations/garbage' }), 404, 'NOT_FOUND');
   });
@@ -77,10 +85,9 @@ describe('getOperation', () => {
 
 describe('getOperation: retention', () => {
   let t: TestTwin;
-  before(async () => {
-    t = await startTestTwin();
+  twinHooks((twin) => {
+    t = twin;
   });
-  after(() => t.close());
 
   test('a finished operation stays readable for 30 days, then answers 404; its key stays', async () => {
     const op = (await t.call(ALICE, { method: 'POST', url: `${keysPath()}?keyId=old-op`, payload: {} })).json();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { describe, test } from 'node:test';
+import { startTestTwin, type TestTwin, twinHooks } from '../support/twin.ts';
 import { ALICE, BOB, DEMO } from '../support/world.ts';
 import { DAY_S, KEY_TYPE, advanceClock, assertError, createKey, errorInfo, getOperation, keyNameOf, keyPath, listAll, setOperationsMode } from './helpers.ts';
 
@@ -12,10 +12,9 @@ const lookup = async (t: TestTwin, keyString: string) => (await t.call(ALICE, { 
 
 describe('undeleteKey', () => {
   let t: TestTwin;
-  before(async () => {
-    t = await startTestTwin();
+  twinHooks((twin) => {
+    t = twin;
   });
-  after(() => t.close());
 
   test('within 30 days the key comes back with its key string', async () => {
     const k = await createKey(t, { keyId: 'undel-1', body: { displayName: 'Back' } });

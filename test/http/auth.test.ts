@@ -51,6 +51,24 @@ describe('auth: bearer tokens', () => {
     assert.equal(create.metadata.method, 'google.api.apikeys.v2.ApiKeys.CreateKey');
   });
 
+  test('HEAD of an API method (the automatic HEAD route) is authenticated like its GET', async () => {
+    for (const url of [keysPath(), '/compute/v1/projects/demo-project/regions/us-central1']) {
+      assert.equal((await t.twin.app.inject({ method: 'HEAD', url })).statusCode, 401, url);
+      assert.equal((await t.twin.app.inject({ method: 'HEAD', url, headers: { authorization: 'Bearer ya29.not-a-real-token' } })).statusCode, 401, url);
+    }
+    assert.equal((await t.twin.app.inject({ method: 'HEAD', url: keysPath(), headers: { authorization: `Bearer ${await t.token(ALICE)}` } })).statusCode, 200);
+  });
+
+  test('a token this process has cached (verified) keeps passing, and a new token of another caller is checked on its own', async () => {
+    const alice = await t.token(ALICE);
+    for (let i = 0; i < 3; i++) assert.equal((await withBearer(t, alice)).statusCode, 200);
+    assertUnauthenticated(await withBearer(t, alice + 'x'), 'ACCESS_TOKEN_TYPE_UNSUPPORTED');
+    const readOnly = await t.token(ALICE, [READ_ONLY]);
+    assert.equal((await withBearer(t, readOnly)).statusCode, 200);
+    // Cached, but without a scope the create method needs: refused with the scope error every time.
+    for (let i = 0; i < 2; i++) assert.equal((await withBearer(t, readOnly, { method: 'POST' })).statusCode, 403);
+  });
+
   test('credentials are checked before the body is validated', async () => {
     const res = await t.call(null, { method: 'POST', url: keysPath(), payload: { bogus: true } });
     assert.equal(res.statusCode, 401);
@@ -221,9 +239,24 @@ describe('auth: service-account keys', () => {
     assertError(await withBearer(t, jwt, { url: keysPath(OTHER.projectId) }), 403, 'PERMISSION_DENIED');
   });
 
-  test('a self-signed JWT with an API audience instead of a scope is accepted', async () => {
-    const jwt = await sign({ claims: {}, aud: 'https://apikeys.googleapis.com/' });
-    assert.equal((await withBearer(t, jwt)).statusCode, 200);
+  test('a self-signed JWT with the API Keys audience instead of a scope is accepted (with or without the slash)', async () => {
+    for (const aud of ['https://apikeys.googleapis.com/', 'https://apikeys.googleapis.com']) {
+      const jwt = await sign({ claims: {}, aud });
+      assert.equal((await withBearer(t, jwt)).statusCode, 200);
+      assert.equal((await withBearer(t, jwt, { method: 'POST' })).statusCode, 200, 'full access to that API');
+    }
+  });
+
+  test('a JWT without scope whose audience names another API (or no API) is 401 like any invalid credential', async () => {
+    for (const aud of ['https://compute.googleapis.com/', 'https://youtube.googleapis.com/', 'https://apikeys.googleapis.com/v2/', 'http://apikeys.googleapis.com/', keyFile.token_uri, 'apikeys.googleapis.com']) {
+      const jwt = await sign({ claims: {}, aud });
+      assertUnauthenticated(await withBearer(t, jwt), 'ACCESS_TOKEN_TYPE_UNSUPPORTED');
+      assertUnauthenticated(await withBearer(t, jwt), 'ACCESS_TOKEN_TYPE_UNSUPPORTED'); // the cached verification too
+    }
+  });
+
+  test('a JWT with a scope is accepted whatever its audience', async () => {
+    assert.equal((await withBearer(t, await sign({ aud: 'https://compute.googleapis.com/' }))).statusCode, 200);
   });
 
   test('a JWT with a read-only scope may not create', async () => {

@@ -136,6 +136,57 @@ describe('system parameters and the HTTP envelope', () => {
     assert.match(res.body, /^cloudtwin_http_request_duration_seconds_bucket\{/m);
   });
 
+  test('query booleans are read in any case (gcloud sends True/False); anything else is 400 with the proto name', async () => {
+    const all = (await get(`${keysPath()}?showDeleted=true`)).json().keys.length;
+    for (const v of ['True', 'TRUE', 't', 'yes', 'Y', '1']) {
+      const res = await get(`${keysPath()}?showDeleted=${v}`);
+      assert.equal(res.statusCode, 200, `${v}: ${res.body}`);
+      assert.equal(res.json().keys.length, all);
+    }
+    for (const v of ['False', 'FALSE', 'f', 'No', 'n', '0']) assert.equal((await get(`${keysPath()}?show_deleted=${v}`)).statusCode, 200, v);
+    assertError(await get(`${keysPath()}?showDeleted=maybe`), 400, 'INVALID_ARGUMENT', `Invalid value at 'show_deleted' (TYPE_BOOL), "maybe"`);
+    assertError(await get(`${keysPath()}?showDeleted=`), 400, 'INVALID_ARGUMENT', `Invalid value at 'show_deleted' (TYPE_BOOL), ""`);
+    const compact = await get(`${keysPath()}/sys-a?prettyPrint=False`);
+    assert.equal(compact.body, JSON.stringify(compact.json()));
+    assertError(await get(`${keysPath()}?prettyPrint=maybe`), 400, 'INVALID_ARGUMENT', `Invalid value at 'pretty_print' (TYPE_BOOL), "maybe"`);
+  });
+
+  test('a singular parameter given twice is 400 naming it and quoting neither value', async () => {
+    const secret = 'AIzaSyD' + '0'.repeat(32);
+    for (const [q, name] of [
+      [`keyString=A&keyString=${secret}`, 'key_string'],
+      [`keyString=${secret}&keyString=${secret}&keyString=x`, 'key_string'],
+    ] as const) {
+      const res = await get(`/v2/keys:lookupKey?${q}`);
+      assertError(res, 400, 'INVALID_ARGUMENT', `Invalid JSON payload received. Query parameter '${name}' was given more than once, but it takes a single value.`);
+      assert.ok(!res.body.includes(secret));
+    }
+    const mixed = await get(`/v2/keys:lookupKey?key_string=${secret}&keyString=${secret}`);
+    assertError(mixed, 400, 'INVALID_ARGUMENT', `Invalid JSON payload received. Field 'key_string' was given more than once (as 'key_string' and 'keyString'), but it takes a single value.`);
+    assertError(await get(`${keysPath()}?pageSize=1&pageSize=2`), 400, 'INVALID_ARGUMENT', /'page_size' was given more than once/);
+    const sys = await get(`${keysPath()}?key=${secret}&key=${secret}`);
+    assertError(sys, 400, 'INVALID_ARGUMENT', /'key' was given more than once/);
+    assert.ok(!sys.body.includes(secret));
+  });
+
+  test('a secret-bearing value of the wrong type is named, never quoted', async () => {
+    const secret = 'AIzaSyD' + '1'.repeat(32);
+    const res = await t.call(ALICE, { method: 'POST', url: keysPath(), payload: { keyString: [secret] } });
+    assertError(res, 400, 'INVALID_ARGUMENT', `Invalid value at 'key.key_string' (TYPE_STRING)`);
+    const res2 = await t.call(ALICE, { method: 'POST', url: keysPath(), payload: { displayName: { note: secret } } });
+    assertError(res2, 400, 'INVALID_ARGUMENT', /^Invalid value at 'key\.display_name' \(TYPE_STRING\), \{"note":"REDACTED"\}$/);
+  });
+
+  test('custom verbs are routed by the router: an unknown verb or no verb is the URL-not-found 404', async () => {
+    for (const url of [`${keysPath()}/sys-a:frobnicate`, `${keysPath()}/sys-a`, `${keysPath()}/sys-a:undelete:undelete`]) {
+      assertError(await t.call(ALICE, { method: 'POST', url, payload: {} }), 404, 'NOT_FOUND', /was not found on this server/);
+    }
+    assertError(await t.call(ALICE, { method: 'POST', url: `${keysPath()}/sys-a:undelete`, payload: {} }), 400, 'FAILED_PRECONDITION');
+    const metrics = (await t.twin.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^cloudtwin_http_requests_total\{method="POST",route="\/v2\/projects\/:project\/locations\/:location\/keys\/:key:undelete",code="400"\} \d+$/m);
+    assert.match(metrics, /route="\/v2\/keys:lookupKey"/);
+  });
+
   test('responses name keys by number', async () => {
     const body = (await get(`${keysPath()}/sys-b`)).json();
     assert.equal(body.name, keyNameOf('sys-b'));

@@ -63,7 +63,8 @@ export class KeyChecker {
 
   async checkKey(keyString: string, req: KeyCheckRequest): Promise<KeyIdentity> {
     const hash = this.#secrets.lookupHash(keyString);
-    const entry = await this.#cache.fetch(hash, (h) => this.#repo.byHash(this.#store.db, h));
+    // A cached key is taken synchronously (no promise on the hot path); a miss loads it.
+    const entry = this.#cache.get(hash) ?? (await this.#cache.fetch(hash, (h) => this.#repo.byHash(this.#store.db, h)));
     const k = entry.record;
     if (!k || k.deleteTime !== null || isPurged(k, this.#clock.nowMs())) {
       throw new ApiError({

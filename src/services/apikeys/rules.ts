@@ -43,7 +43,8 @@ function codePoints(s: string): number {
   return n;
 }
 
-function quote(s: string): string {
+/** Quotes a text for an error message (`'text'`), cutting it after 100 characters. */
+export function quote(s: string): string {
   return s.length > 100 ? `'${s.slice(0, 100)}...'` : `'${s}'`;
 }
 

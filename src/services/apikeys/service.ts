@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Ids } from '../../platform/crypto/random.ts';
 import type { SecretBox } from '../../platform/crypto/secretBox.ts';
 import { ApiError, type FieldViolation, failedPrecondition, invalidArgument, notFound } from '../../platform/http/errors.ts';
-import { type AccessControl, permissionDenied } from '../../platform/iam/accessControl.ts';
+import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
 import type { OperationEngine, OperationRecord } from '../../platform/operations/engine.ts';
 import type { Database } from '../../platform/store/schema.ts';
@@ -16,13 +16,15 @@ import type { ApiKeysRepository } from './repository.ts';
 import type { Restrictions } from './restrictions/types.ts';
 import { validateRestrictions } from './restrictions/validate.ts';
 import { validateAnnotations, validateDisplayName, validateKeyId } from './rules.ts';
-import { type KeyChanges, parseUpdateMask } from './updateMask.ts';
+import { type KeyChanges, type MutableKey, applyChanges, parseUpdateMask } from './updateMask.ts';
 import { decodePageToken, encodePageToken } from './pageToken.ts';
 
 export const MAX_KEYS_PER_PROJECT = 300;
 export const MAX_PAGE_SIZE = 300;
 const BOUND_KEY_CONSTRAINT = 'constraints/iam.managed.disableServiceAccountApiKeyCreation';
 const NOT_FOUND_MESSAGE = 'Requested entity was not found.';
+/** `operations/akmf.p7-<project number>-<uuid>`: the project an operation name gives. */
+const OPERATION_PROJECT = /^operations\/akmf\.p[0-9]{1,4}-([1-9][0-9]{0,18})-[0-9a-f-]{36}$/;
 
 export interface KeyInput {
   displayName?: string;
@@ -194,9 +196,7 @@ export class ApiKeysService {
     const ref = await this.#keyRef(principal, 'apikeys.keys.update', project, location, keyId);
     const changes = parseUpdateMask(updateMask, input as Record<string, unknown>);
     const k = await this.#findKey(this.#d.store.db, ref);
-    if (changes.displayName !== undefined) rejectViolations(inKey(validateDisplayName(changes.displayName)));
-    if (changes.annotations !== undefined) rejectViolations(inKey(validateAnnotations(changes.annotations)));
-    if (changes.restrictions !== undefined) changes.restrictions = this.#validRestrictions(changes.restrictions, Boolean(k.serviceAccountEmail));
+    this.#updated(k, changes);
     requireActive(k);
     return this.#startOperation('update', 'apikeys.update', ref.projectNumber, { ...ref, changes });
   }
@@ -218,19 +218,23 @@ export class ApiKeysService {
   async lookupKey(principal: Principal, keyString: string): Promise<{ parent: string; name: string }> {
     // Through the key cache checkKey uses (changes made here drop the entry; other processes' show within its TTL): bench:lookup.
     const hash = keyString ? this.#d.secrets.lookupHash(keyString) : undefined;
-    const k = hash ? (await this.#d.cache.fetch(hash, (h) => this.#d.repo.byHash(this.#d.store.db, h))).record : undefined;
-    if (!k) throw notFound(NOT_FOUND_MESSAGE);
-    if (!(await this.#d.access.holds(principal, 'apikeys.keys.lookup', k.projectNumber))) {
-      throw permissionDenied('apikeys.keys.lookup', { project: k.projectNumber, service: SERVICE });
-    }
+    const found = hash ? (await this.#d.cache.fetch(hash, (h) => this.#d.repo.byHash(this.#d.store.db, h))).record : undefined;
+    // An unknown key string and a key of a project the caller may not see answer alike, naming nothing.
+    const k = await this.#d.access.requireFound(principal, 'apikeys.keys.lookup', found ?? undefined, SERVICE);
     const parent = parentName(k.projectNumber);
     return { parent, name: isPurged(k, this.#d.clock.nowMs()) ? '' : keyName(k.projectNumber, k.keyId!) };
   }
 
   async getOperation(principal: Principal, name: string): Promise<WireOperation> {
+    // The permission is checked on the project the name gives before the operation is read, so a
+    // caller without it gets the same 403 whether or not the operation exists. A name that gives
+    // no project never exists: 404 to everyone.
+    const projectNumber = OPERATION_PROJECT.exec(name)?.[1];
+    if (!projectNumber) throw notFound(`Operation '${name}' not found.`);
+    // operations.get needs serviceusage.operations.get (API Keys access control): API Keys admins have it, viewers do not.
+    await this.#d.access.require(principal, 'serviceusage.operations.get', { project: projectNumber, service: SERVICE, name });
     const op = await this.#d.operations.get(name);
-    if (!op || op.service !== SERVICE) throw notFound(`Operation '${name}' not found.`);
-    await this.#d.access.require(principal, 'apikeys.keys.get', { project: op.projectNumber, service: SERVICE, suffix: '/locations/global' });
+    if (!op || op.service !== SERVICE || op.projectNumber !== projectNumber) throw notFound(`Operation '${name}' not found.`);
     return this.renderOperation(op);
   }
 
@@ -258,6 +262,19 @@ export class ApiKeysService {
     const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, suffix: `/locations/${location}/keys/${keyId}` });
     checkLocation(location);
     return { projectNumber: p.projectNumber, keyId };
+  }
+
+  /**
+   * The key's mutable fields with `changes` applied (sub-paths of restrictions merged into the
+   * key's), every rule checked on the merged key: at request time and again at completion, since
+   * in delayed mode the key may change in between.
+   */
+  #updated(k: ApiKeyRecord, changes: KeyChanges): MutableKey {
+    const m = applyChanges(k, changes);
+    if (changes.displayName !== undefined) rejectViolations(inKey(validateDisplayName(m.displayName)));
+    if (changes.annotations !== undefined) rejectViolations(inKey(validateAnnotations(m.annotations)));
+    if (changes.restrictions !== undefined || changes.restrictionParts?.length) m.restrictions = this.#validRestrictions(m.restrictions, Boolean(k.serviceAccountEmail));
+    return m;
   }
 
   #validRestrictions(r: Restrictions | undefined, bound: boolean): Restrictions {
@@ -331,9 +348,7 @@ export class ApiKeysService {
   async #completeUpdate(trx: Kysely<Database>, p: KeyRef & { changes: KeyChanges }): Promise<WireKey> {
     const k = await this.#findKey(trx, p, true);
     requireActive(k);
-    if (p.changes.displayName !== undefined) k.displayName = p.changes.displayName;
-    if (p.changes.restrictions !== undefined) k.restrictions = p.changes.restrictions;
-    if (p.changes.annotations !== undefined) k.annotations = p.changes.annotations;
+    Object.assign(k, this.#updated(k, p.changes));
     k.updateTime = this.#d.clock.nowMs();
     k.etag = this.#etag();
     await this.#d.repo.save(trx, k);

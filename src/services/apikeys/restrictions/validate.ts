@@ -21,6 +21,7 @@
 // - At most MAX_REPORTED_VIOLATIONS violations are reported per call, so a
 //   huge invalid list cannot produce an unbounded error body.
 
+import { quote } from '../rules.ts';
 import { ipEntryProblem } from './ip.ts';
 import { parseReferrerPattern } from './referrer.ts';
 import type { AndroidApplication, ApiTarget, FieldViolation, Restrictions } from './types.ts';
@@ -70,7 +71,7 @@ export function isValidMethodPattern(s: unknown): s is string {
 
 /** Quotes a value for an error message, truncating very long ones. */
 function show(v: unknown): string {
-  if (typeof v === 'string') return v.length > 100 ? `'${v.slice(0, 100)}...'` : `'${v}'`;
+  if (typeof v === 'string') return quote(v);
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;

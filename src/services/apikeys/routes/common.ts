@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiMethod } from '../../../platform/auth/authenticator.ts';
 import { READ_SCOPES, WRITE_SCOPES } from '../../../platform/auth/scopes.ts';
 import { toJsonNames } from '../../../platform/http/jsonNames.ts';
+import { googlePath } from '../../../platform/http/routes.ts';
 import { MAP_FIELDS } from '../schemas.ts';
 import { RPC, SERVICE } from '../names.ts';
 
@@ -18,5 +19,7 @@ export function acceptProtoNames(request: FastifyRequest, _reply: FastifyReply, 
   done();
 }
 
-export const KEYS_PATH = '/v2/projects/:project/locations/:location/keys';
-export const KEY_PATH = `${KEYS_PATH}/:key`;
+export const KEYS_TEMPLATE = '/v2/projects/{project}/locations/{location}/keys';
+export const KEY_TEMPLATE = `${KEYS_TEMPLATE}/{key}`;
+export const KEYS_PATH = googlePath(KEYS_TEMPLATE);
+export const KEY_PATH = googlePath(KEY_TEMPLATE);

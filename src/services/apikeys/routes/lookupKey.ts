@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '@sinclair/typebox';
+import { googlePath } from '../../../platform/http/routes.ts';
 import type { ApiKeysService } from '../service.ts';
 import { acceptProtoNames, apiKeysMethod } from './common.ts';
 
@@ -8,7 +9,7 @@ const Query = Type.Object({ keyString: Type.String({ maxLength: 1000 }) }, { add
 /** GET /v2/keys:lookupKey?keyString= -> {parent, name} */
 export function lookupKey(app: FastifyInstance, svc: ApiKeysService): void {
   app.get<{ Querystring: Static<typeof Query> }>(
-    '/v2/keys::lookupKey',
+    googlePath('/v2/keys:lookupKey'),
     { schema: { querystring: Query }, config: apiKeysMethod('LookupKey', 'read'), preValidation: acceptProtoNames },
     async (req) => svc.lookupKey(req.principal, req.query.keyString),
   );

@@ -1,19 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { urlNotFound } from '../../../platform/http/errors.ts';
+import { googlePath } from '../../../platform/http/routes.ts';
 import type { ApiKeysService } from '../service.ts';
 import { KeyParams, NoQuery } from '../schemas.ts';
-import { KEY_PATH, apiKeysMethod } from './common.ts';
+import { KEY_TEMPLATE, apiKeysMethod } from './common.ts';
 
 /** POST /v2/projects/{project}/locations/{location}/keys/{key}:undelete (body `{}`) -> Operation */
 export function undeleteKey(app: FastifyInstance, svc: ApiKeysService): void {
   app.post<{ Params: KeyParams }>(
-    KEY_PATH,
+    googlePath(`${KEY_TEMPLATE}:undelete`),
     { schema: { params: KeyParams, querystring: NoQuery, body: Type.Object({}, { additionalProperties: false }) }, config: { ...apiKeysMethod('UndeleteKey', 'write'), bodyName: '' } },
-    async (req) => {
-      const m = /^(.+):undelete$/.exec(req.params.key);
-      if (!m) throw urlNotFound(req.url);
-      return svc.undeleteKey(req.principal, req.params.project, req.params.location, m[1]);
-    },
+    async (req) => svc.undeleteKey(req.principal, req.params.project, req.params.location, req.params.key),
   );
 }
