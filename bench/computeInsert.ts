@@ -1,0 +1,163 @@
+// Benchmark: Compute regional instance templates.
+// 1. insert of a maximal template (every field set) + wait until DONE, closed loop at
+//    concurrency 8: throughput and p50/p99, as a ratio of the same request to a bare fastify
+//    route that only parses the body (same process tree, same core layout), and each server's
+//    own CPU time per call.
+//    Targets: >= 0.3 of the baseline's throughput; p99 <= 30 ms.
+// 2. get and list of 1,000 templates in one region (list in pages of 500): p50/p99.
+//
+//   npm run bench:compute        (env: BENCH_SECONDS=8, BENCH_CONCURRENCY=8)
+import { CORA, computeWorld } from '../test/http/compute.helpers.ts';
+import { call, cpuMs, deadline, fmt, meets, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, summarize, usText } from './lib.ts';
+
+deadline(170);
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const layout = pinSelf();
+const P = 'demo-project';
+const REGION = 'us-central1';
+const BASE = `/compute/v1/projects/${P}/regions/${REGION}`;
+
+/** A template with every field a client sets (outputs excepted). */
+function maximalTemplate(name: string): Record<string, unknown> {
+  return {
+    name,
+    description: 'bench template with every field',
+    properties: {
+      description: 'instances from the bench',
+      tags: { items: ['web', 'https-server', 'bench'] },
+      machineType: 'n2-standard-4',
+      canIpForward: true,
+      labels: { env: 'bench', team: 'compute', tier: 'frontend' },
+      minCpuPlatform: 'Intel Ice Lake',
+      privateIpv6GoogleAccess: 'INHERIT_FROM_SUBNETWORK',
+      keyRevocationActionType: 'NONE',
+      resourcePolicies: ['daily-snapshots'],
+      resourceManagerTags: { 'tagKeys/123456': 'tagValues/654321' },
+      metadata: { items: [{ key: 'startup-script', value: '#!/bin/bash\necho hello\n'.repeat(20) }, { key: 'enable-oslogin', value: 'TRUE' }] },
+      disks: [
+        {
+          boot: true, autoDelete: true, type: 'PERSISTENT', mode: 'READ_WRITE', deviceName: 'boot', interface: 'SCSI',
+          initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12', diskSizeGb: '50', diskType: 'pd-balanced', labels: { disk: 'boot' }, description: 'boot disk' },
+        },
+        { autoDelete: true, type: 'PERSISTENT', mode: 'READ_WRITE', deviceName: 'data', initializeParams: { diskSizeGb: '200', diskType: 'pd-ssd', labels: { disk: 'data' } } },
+      ],
+      networkInterfaces: [
+        {
+          network: `https://www.googleapis.com/compute/v1/projects/${P}/global/networks/custom-net`,
+          subnetwork: `https://www.googleapis.com/compute/v1/projects/${P}/regions/${REGION}/subnetworks/sub-a`,
+          stackType: 'IPV4_ONLY',
+          nicType: 'GVNIC',
+          accessConfigs: [{ type: 'ONE_TO_ONE_NAT', name: 'External NAT', networkTier: 'PREMIUM' }],
+          aliasIpRanges: [{ ipCidrRange: '/24', subnetworkRangeName: 'pods' }],
+        },
+      ],
+      serviceAccounts: [{ email: 'default', scopes: ['https://www.googleapis.com/auth/cloud-platform'] }],
+      scheduling: { onHostMaintenance: 'MIGRATE', automaticRestart: true, preemptible: false, provisioningModel: 'STANDARD' },
+      reservationAffinity: { consumeReservationType: 'ANY_RESERVATION' },
+      shieldedInstanceConfig: { enableSecureBoot: true, enableVtpm: true, enableIntegrityMonitoring: true },
+      advancedMachineFeatures: { enableNestedVirtualization: false, threadsPerCore: 2 },
+      networkPerformanceConfig: { totalEgressBandwidthTier: 'DEFAULT' },
+    },
+  };
+}
+
+/** Runs `fn` in `concurrency` closed loops for `ms`; returns per-call latencies (ms). */
+async function closedLoop(ms: number, fn: (i: number) => Promise<void>): Promise<{ latencies: number[]; elapsedMs: number }> {
+  const latencies: number[] = [];
+  const end = performance.now() + ms;
+  const t0 = performance.now();
+  let seq = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        await fn(seq++);
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  return { latencies, elapsedMs: performance.now() - t0 };
+}
+
+const baseline = await startBaseline();
+const twin = await startCloudtwin();
+try {
+  await twin.admin('POST', '/_twin/v1/world:apply', computeWorld);
+  await twin.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+  const { access_token: token } = await twin.admin('POST', '/_twin/v1/tokens', { principal: CORA });
+  const check = await call(twin.url, 'POST', `${BASE}/instanceTemplates`, token, maximalTemplate('bench-check'));
+  if (check.status !== 'DONE' || check.error) throw new Error(`the maximal template does not insert cleanly: ${JSON.stringify(check)}`);
+  const body = JSON.stringify(maximalTemplate('bench-baseline'));
+  process.stdout.write(`compute benchmark: insert + wait, ${concurrency} closed loops, ${seconds} s each after 1 s warm-up; ${layout}\n`);
+
+  const viaBaseline = async () => {
+    const res = await fetch(`${baseline.url}/baseline`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    await res.json();
+  };
+  let run = 0;
+  const insertAndWait = async (i: number) => {
+    let op = await call(twin.url, 'POST', `${BASE}/instanceTemplates`, token, maximalTemplate(`b${run}-${i}`));
+    for (let n = 0; op.status !== 'DONE' && n < 100; n++) op = await call(twin.url, 'POST', `${BASE}/operations/${op.name}/wait`, token);
+    if (op.status !== 'DONE' || op.error) throw new Error(`insert failed: ${JSON.stringify(op)}`);
+  };
+  run = 1;
+  await closedLoop(1000, viaBaseline);
+  await closedLoop(1000, insertAndWait);
+  run = 2;
+  // Each server's own CPU time over its measured loop (from /proc), per call.
+  let c0 = cpuMs(baseline.pid);
+  const base = await closedLoop(seconds * 1000, viaBaseline);
+  const baseCpuUs = ((cpuMs(baseline.pid) - c0) * 1000) / base.latencies.length;
+  c0 = cpuMs(twin.pid);
+  const ins = await closedLoop(seconds * 1000, insertAndWait);
+  const insCpuUs = ((cpuMs(twin.pid) - c0) * 1000) / ins.latencies.length;
+  const b = summarize(base.latencies);
+  const s = summarize(ins.latencies);
+  const baseRps = (b.n * 1000) / base.elapsedMs;
+  const insRps = (s.n * 1000) / ins.elapsedMs;
+
+  // get and list of 1,000 templates in a fresh region
+  const R2 = 'europe-west1';
+  await twin.admin('POST', '/_twin/v1/world:apply', { compute: { subnetworks: [{ name: 'sub-b', project: P, region: R2, network: 'custom-net', ipCidrRange: '10.9.0.0/16' }] } });
+  const small = (name: string) => ({ name, properties: { machineType: 'e2-medium', networkInterfaces: [{ subnetwork: `regions/${R2}/subnetworks/sub-b` }], disks: [{ boot: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12' } }] } });
+  const names = Array.from({ length: 1000 }, (_, i) => `t-${String(i).padStart(4, '0')}`);
+  for (let i = 0; i < names.length; i += 8) await Promise.all(names.slice(i, i + 8).map((n) => call(twin.url, 'POST', `/compute/v1/projects/${P}/regions/${R2}/instanceTemplates`, token, small(n))));
+  const timed = async (n: number, fn: (i: number) => Promise<void>) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await fn(i);
+      out.push(performance.now() - t0);
+    }
+    return summarize(out);
+  };
+  const get = await timed(500, async (i) => {
+    const t = await call(twin.url, 'GET', `/compute/v1/projects/${P}/regions/${R2}/instanceTemplates/${names[(i * 7) % 1000]}`, token);
+    if (!t.name) throw new Error(JSON.stringify(t));
+  });
+  const list = await timed(40, async () => {
+    const first = await call(twin.url, 'GET', `/compute/v1/projects/${P}/regions/${R2}/instanceTemplates?maxResults=500`, token);
+    const second = await call(twin.url, 'GET', `/compute/v1/projects/${P}/regions/${R2}/instanceTemplates?maxResults=500&pageToken=${first.nextPageToken}`, token);
+    if (first.items.length + second.items.length !== 1000 || second.nextPageToken) throw new Error('list did not return 1,000 templates in two pages');
+  });
+
+  printTable('insert (maximal template) + wait until DONE vs baseline', [
+    { path: 'baseline: bare fastify POST (parses the body)', calls: b.n, 'req/s': fmt(baseRps, 0), 'p50 ms': fmt(b.p50, 2), 'p99 ms': fmt(b.p99, 2) },
+    { path: 'insert + wait (instant operations)', calls: s.n, 'req/s': fmt(insRps, 0), 'p50 ms': fmt(s.p50, 2), 'p99 ms': fmt(s.p99, 2) },
+  ]);
+  printTable('get and list of 1,000 templates', [
+    { call: 'get (by name)', n: get.n, 'p50 ms': fmt(get.p50, 2), 'p99 ms': fmt(get.p99, 2) },
+    { call: 'list, 2 pages of 500 (per page)', n: list.n, 'p50 ms': fmt(list.p50 / 2, 2), 'p99 ms': fmt(list.p99 / 2, 2) },
+  ]);
+  printSummary('bench:compute', [
+    ['insert+wait / baseline throughput', `${(insRps / baseRps).toFixed(2)} (${fmt(insRps, 0)} vs ${fmt(baseRps, 0)} req/s)  target >= 0.3: ${insRps / baseRps >= 0.3 ? 'MET' : 'NOT MET'}`],
+    ['insert+wait latency', `p50 ${fmt(s.p50, 2)} ms, p99 ${fmt(s.p99, 2)} ms  target p99 <= 30 ms: ${meets(s.p99, 30)}`],
+    ['server CPU per call', `insert+wait ${usText(insCpuUs)}, baseline POST ${usText(baseCpuUs)} (${(insCpuUs / baseCpuUs).toFixed(1)}x)`],
+    ['get of 1,000', `p50 ${fmt(get.p50, 2)} ms, p99 ${fmt(get.p99, 2)} ms`],
+    ['list page of 500', `p50 ${fmt(list.p50 / 2, 2)} ms, p99 ${fmt(list.p99 / 2, 2)} ms`],
+  ]);
+} finally {
+  await twin.stop();
+  await baseline.stop();
+}

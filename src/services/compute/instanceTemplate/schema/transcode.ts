@@ -1,0 +1,234 @@
+/**
+ * The JSON transcoding step Compute's front end applies before any field rule: the body is read
+ * as the proto message `InstanceTemplate` (schema in `messages.ts`, generated from the client's
+ * protos). Like Google's transcoder it
+ *   - rejects a name the message does not have (`Unknown name "foo" at '...': Cannot find field.`),
+ *   - rejects a JSON value of the wrong type (`Invalid value at '...' (TYPE_INT64), "abc"`) and an
+ *     enum value the enum does not have (`(type.googleapis.com/compute.Scheduling.OnHostMaintenance), "FOO"`),
+ *   - accepts a field by its JSON name (`diskSizeGb`) or its proto name (`disk_size_gb`),
+ *   - reads `null` as "not set", 64-bit integers from numbers or decimal strings, 32-bit
+ *     integers also from decimal strings,
+ * and stops at the first problem (one error). What it returns is the canonical body: JSON names,
+ * 64-bit integers as decimal strings, 32-bit integers as numbers, no nulls.
+ */
+import { MESSAGES } from './messages.ts';
+import type { FieldSpec, MessageSpec } from './types.ts';
+
+/** Name of the request field holding the resource, as the transcoder names it. */
+export const BODY_FIELD = 'instance_template_resource';
+
+/** Package of Compute's own protos, as its transcoder names message and enum types. */
+const PROTO_PACKAGE = 'compute';
+
+/** Enum values the spec adds to the protos': gcloud's `source-image` spellings, `SUSPEND_RESUME_COMPATIBLE`. */
+const EXTRA_ENUM_VALUES: Record<string, Record<string, readonly string[]>> = {
+  GuestOsFeature: { type: ['SUSPEND_RESUME_COMPATIBLE'] },
+  DiskInstantiationConfig: {
+    instantiateFrom: ['attach-read-only', 'blank', 'custom-image', 'default', 'do-not-include', 'source-image', 'source-image-family'],
+  },
+};
+
+/** Fields that are `bytes` in Compute's protos (strings in the client's): base64 on the wire. */
+const BYTES_FIELDS = new Set(['Tags.fingerprint', 'Metadata.fingerprint', 'NetworkInterface.fingerprint', 'FileContentBuffer.content']);
+
+/** RFC 4648 base64, standard or URL-safe alphabet, padded or not (what the transcoder accepts). */
+export function isBase64(s: string): boolean {
+  const m = /^([A-Za-z0-9+/]*|[A-Za-z0-9_-]*)(={0,2})$/.exec(s);
+  if (!m || m[1].length % 4 === 1) return false;
+  return m[2] === '' || (m[1].length + m[2].length) % 4 === 0;
+}
+
+interface EnumInfo {
+  /** `compute.Scheduling.OnHostMaintenance` */
+  type: string;
+  values: ReadonlySet<string>;
+}
+
+/** Per enum field spec: its type name and accepted values. */
+const ENUMS = new Map<FieldSpec, EnumInfo>();
+for (const [message, spec] of Object.entries(MESSAGES)) {
+  for (const [field, f] of Object.entries(spec)) {
+    if (f.t !== 'enum') continue;
+    const values = new Set([...(f.values ?? []), ...(EXTRA_ENUM_VALUES[message]?.[field] ?? [])]);
+    ENUMS.set(f, { type: `${PROTO_PACKAGE}.${message}.${field[0].toUpperCase()}${field.slice(1)}`, values });
+  }
+}
+
+export type TranscodeResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string; field: string };
+
+class TranscodeError extends Error {
+  readonly field: string;
+  constructor(message: string, field: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** `diskSizeGb` -> `disk_size_gb`, `networkIP` -> `network_i_p` (the proto field names). */
+function protoName(jsonName: string): string {
+  return jsonName.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+}
+
+/** Per message: accepted spelling -> JSON name. */
+const NAMES = new Map<string, Map<string, string>>();
+/** JSON name -> proto name. */
+const PROTO_NAMES = new Map<string, string>();
+for (const [message, spec] of Object.entries(MESSAGES)) {
+  const names = new Map<string, string>();
+  for (const field of Object.keys(spec)) {
+    names.set(field, field);
+    names.set(protoName(field), field);
+    PROTO_NAMES.set(field, protoName(field));
+  }
+  NAMES.set(message, names);
+}
+
+/** Defines an own enumerable property (safe for `__proto__` and other Object.prototype names). */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  // Plain assignment is safe for every key but `__proto__` (it would set the prototype).
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function shown(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'object' && v !== null) return Array.isArray(v) ? '[...]' : '{...}';
+  return String(v);
+}
+
+const TYPE_NAME: Record<string, string> = {
+  string: 'TYPE_STRING',
+  bool: 'TYPE_BOOL',
+  int32: 'TYPE_INT32',
+  uint32: 'TYPE_UINT32',
+  int64: 'TYPE_INT64',
+  uint64: 'TYPE_UINT64',
+  double: 'TYPE_DOUBLE',
+  float: 'TYPE_FLOAT',
+};
+
+const RANGES: Record<string, [bigint, bigint]> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+};
+
+function typeLabel(spec: FieldSpec): string {
+  if (spec.t === 'message') return `type.googleapis.com/${PROTO_PACKAGE}.${spec.message}`;
+  if (spec.t === 'enum') return `type.googleapis.com/${ENUMS.get(spec)!.type}`;
+  return TYPE_NAME[spec.t];
+}
+
+function invalid(path: string, spec: FieldSpec, value: unknown): TranscodeError {
+  return new TranscodeError(`Invalid value at '${path}' (${typeLabel(spec)}), ${shown(value)}`, path);
+}
+
+function integer(value: unknown, spec: FieldSpec, path: string): bigint {
+  let n: bigint | undefined;
+  if (typeof value === 'number' && Number.isInteger(value)) n = BigInt(value);
+  else if (typeof value === 'string' && value.length <= 21 && /^-?\d+$/.test(value)) n = BigInt(value);
+  const [lo, hi] = RANGES[spec.t];
+  if (n === undefined || n < lo || n > hi) throw invalid(path, spec, value);
+  return n;
+}
+
+function scalar(value: unknown, spec: FieldSpec, path: string): unknown {
+  switch (spec.t) {
+    case 'string':
+      if (typeof value !== 'string') throw invalid(path, spec, value);
+      return value;
+    case 'enum':
+      if (typeof value !== 'string' || !ENUMS.get(spec)!.values.has(value)) throw invalid(path, spec, value);
+      return value;
+    case 'bool':
+      if (typeof value !== 'boolean') throw invalid(path, spec, value);
+      return value;
+    case 'int32':
+    case 'uint32':
+      return Number(integer(value, spec, path));
+    case 'int64':
+    case 'uint64':
+      return integer(value, spec, path).toString();
+    case 'double':
+    case 'float':
+      if (typeof value === 'number') return value;
+      if (typeof value === 'string' && value.length <= 64 && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+      throw invalid(path, spec, value);
+    default:
+      throw invalid(path, spec, value);
+  }
+}
+
+function single(value: unknown, spec: FieldSpec, path: string, bytes = false): unknown {
+  if (bytes) {
+    if (typeof value !== 'string' || !isBase64(value)) throw new TranscodeError(`Invalid value at '${path}' (TYPE_BYTES), ${shown(value)}`, path);
+    return value;
+  }
+  if (spec.t !== 'message') return scalar(value, spec, path);
+  if (!isPlainObject(value)) throw invalid(path, spec, value);
+  return message(value, spec.message!, path);
+}
+
+function message(obj: Record<string, unknown>, name: string, path: string): Record<string, unknown> {
+  const spec: MessageSpec = MESSAGES[name];
+  const names = NAMES.get(name)!;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(obj)) {
+    const field = names.get(key);
+    if (field === undefined) {
+      throw new TranscodeError(`Invalid JSON payload received. Unknown name ${JSON.stringify(key)} at '${path}': Cannot find field.`, path);
+    }
+    const value = obj[key];
+    if (value === null || value === undefined) continue;
+    const fspec = spec[field];
+    const at = `${path}.${PROTO_NAMES.get(field)}`;
+    if (fspec.map) {
+      if (!isPlainObject(value)) throw invalid(at, fspec, value);
+      const m: Record<string, unknown> = {};
+      for (const k of Object.keys(value)) {
+        const v = value[k];
+        const entryPath = `${at}[${JSON.stringify(k)}]`;
+        if (v === null) throw invalid(entryPath, fspec, v);
+        setOwn(m, k, single(v, fspec, entryPath));
+      }
+      setOwn(out, field, m);
+    } else if (fspec.repeated) {
+      if (!Array.isArray(value)) throw invalid(at, fspec, value);
+      setOwn(out, field, value.map((v, i) => single(v, fspec, `${at}[${i}]`)));
+    } else {
+      setOwn(out, field, single(value, fspec, at, BYTES_FIELDS.has(`${name}.${field}`)));
+    }
+  }
+  return out;
+}
+
+/** Bodies this module produced: already canonical, not read twice. */
+const CANONICAL = new WeakSet<object>();
+
+/** Reads a request body as an InstanceTemplate; never throws. */
+export function transcodeInsertBody(body: unknown): TranscodeResult {
+  try {
+    if (!isPlainObject(body)) {
+      throw new TranscodeError(`Invalid value at '${BODY_FIELD}' (type.googleapis.com/${PROTO_PACKAGE}.InstanceTemplate), ${shown(body)}`, BODY_FIELD);
+    }
+    if (CANONICAL.has(body)) return { ok: true, value: body };
+    const value = message(body, 'InstanceTemplate', BODY_FIELD);
+    CANONICAL.add(value);
+    return { ok: true, value };
+  } catch (e) {
+    if (e instanceof TranscodeError) return { ok: false, message: e.message, field: e.field };
+    // A pathological value (e.g. a getter or a stack overflow) is still an invalid body, never a crash.
+    return { ok: false, message: `Invalid JSON payload received.`, field: BODY_FIELD };
+  }
+}
+
+/** The canonical form of an already valid body (as stored); the input itself when it does not transcode. */
+export function canonicalBody(body: Record<string, unknown>): Record<string, unknown> {
+  const r = transcodeInsertBody(body);
+  return r.ok ? r.value : body;
+}

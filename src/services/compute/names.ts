@@ -1,0 +1,43 @@
+import { pacificOffsetMinutes } from '../../platform/clock/pacific.ts';
+
+/** Names, links and formats of the Compute v1 service. */
+export const SERVICE = 'compute.googleapis.com';
+/** Links in stored resources and answers use this base, as the real service writes them. */
+export const LINK_BASE = 'https://www.googleapis.com/compute/v1/';
+export const BASE_PATH = '/compute/v1';
+
+export const OPERATION_TYPE = { insert: 'compute.regionInstanceTemplates.insert', delete: 'compute.regionInstanceTemplates.delete' } as const;
+export type TemplateOperation = keyof typeof OPERATION_TYPE;
+
+/** Path parameter patterns, as the discovery document gives them. */
+export const PROJECT_PATTERN = /^(?:(?:[-a-z0-9]{1,63}\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?(?:[0-9]{1,19}|(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?))$/;
+export const REGION_PATTERN = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+/** A resource name or a decimal id (`resourceId` in the discovery document). */
+export const RESOURCE_PATTERN = /^(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?|[1-9][0-9]{0,19})$/;
+/** `operation-<epochMs>-<13 hex>-<8 hex>-<8 hex>` or a decimal id. */
+export const OPERATION_PATTERN = /^(?:[-a-z0-9]{1,63}|[1-9][0-9]{0,19})$/;
+export const IMAGE_PATTERN = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export const regionPath = (project: string, region: string) => `projects/${project}/regions/${region}`;
+export const regionLink = (project: string, region: string) => LINK_BASE + regionPath(project, region);
+export const templatePath = (project: string, region: string, name: string) => `${regionPath(project, region)}/instanceTemplates/${name}`;
+export const templateLink = (project: string, region: string, name: string) => LINK_BASE + templatePath(project, region, name);
+export const operationPath = (project: string, region: string, name: string) => `${regionPath(project, region)}/operations/${name}`;
+export const operationLink = (project: string, region: string, name: string) => LINK_BASE + operationPath(project, region, name);
+export const defaultServiceAccount = (projectNumber: string) => `${projectNumber}-compute@developer.gserviceaccount.com`;
+
+/** The operation's name: `operation-<epochMs>-<13 hex>-<8 hex>-<8 hex>`. */
+export function operationName(nowMs: number, hex: string): string {
+  return `operation-${nowMs}-${hex.slice(0, 13)}-${hex.slice(13, 21)}-${hex.slice(21, 29)}`;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** RFC 3339 with milliseconds in Pacific time, as Compute writes its timestamps: `2024-05-01T09:12:03.456-07:00`. */
+export function computeTimestamp(ms: number): string {
+  const offsetMin = pacificOffsetMinutes(ms);
+  const d = new Date(ms + offsetMin * 60_000);
+  const abs = Math.abs(offsetMin);
+  const off = `${offsetMin < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}${off}`;
+}

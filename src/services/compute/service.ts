@@ -1,0 +1,557 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Ids } from '../../platform/crypto/random.ts';
+import { ApiError } from '../../platform/http/errors.ts';
+import type { AccessControl } from '../../platform/iam/accessControl.ts';
+import type { ProjectRecord } from '../../platform/iam/directory.ts';
+import type { IamService } from '../../platform/iam/iamService.ts';
+import type { OperationEngine, OperationRecord } from '../../platform/operations/engine.ts';
+import type { Database } from '../../platform/store/schema.ts';
+import type { Store } from '../../platform/store/store.ts';
+import { PUBLIC_IMAGES, REGIONS, regionResource } from './catalogue.ts';
+import { computeError, fieldErrors, forbidden, invalidParameter, type OperationFailure, operationFailure, resourceNotFound, alreadyExists } from './errors.ts';
+import { matchesFilter, parseComputeFilter } from './filter/filter.ts';
+import { buildStoredTemplate } from './instanceTemplate/defaults.ts';
+import { templateReferences } from './instanceTemplate/references.ts';
+import type { ComputeFilter, OperationErrorEntry } from './instanceTemplate/types.ts';
+import { validateInsertBody } from './instanceTemplate/validate.ts';
+import {
+  IMAGE_PATTERN,
+  OPERATION_PATTERN,
+  OPERATION_TYPE,
+  PROJECT_PATTERN,
+  REGION_PATTERN,
+  RESOURCE_PATTERN,
+  SERVICE,
+  type TemplateOperation,
+  computeTimestamp,
+  defaultServiceAccount,
+  operationLink,
+  operationName,
+  regionLink,
+  regionPath,
+  templateLink,
+  templatePath,
+} from './names.ts';
+import { type PageQuery, decodeCursor, encodeCursor } from './pageToken.ts';
+import type { ComputeRepository, ListCursor, ListOrder, OperationIndexRow, TemplateRow } from './repository.ts';
+import { TemplateResolver, findImage, lookupIn, isPublicReference, parseTemplateRef, REFERENCE_COLLECTION, worldImage } from './resolution.ts';
+import { refPath } from './references.ts';
+import type { ComputeWorld } from './world.ts';
+
+export const MAX_RESULTS = 500;
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export interface ComputeDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  iam: IamService;
+  access: AccessControl;
+  operations: OperationEngine;
+  repo: ComputeRepository;
+  world: ComputeWorld;
+  /** How long `operations.wait` blocks at most (real: about 2 minutes). */
+  waitTimeoutMs: number;
+}
+
+export interface ListParams {
+  filter?: string;
+  maxResults?: number;
+  orderBy?: string;
+  pageToken?: string;
+  returnPartialSuccess?: boolean;
+}
+
+interface OperationPayload {
+  type: TemplateOperation;
+  opId: string;
+  projectId: string;
+  projectNumber: string;
+  region: string;
+  templateName: string;
+  templateId: string;
+  user: string;
+  requestId: string | null;
+  /** insert only */
+  body?: Record<string, unknown>;
+  deferred?: OperationErrorEntry[];
+}
+
+interface OperationResult {
+  failure?: OperationFailure;
+}
+
+type WireOperation = Record<string, unknown>;
+
+/** The member's e-mail, as Compute writes `user`. */
+const userOf = (p: Principal) => p.member.replace(/^[a-zA-Z]+:/, '');
+
+function checkPattern(name: string, value: string, pattern: RegExp): void {
+  if (!pattern.test(value)) throw invalidParameter(name, value, pattern);
+}
+
+function checkRegionParams(project: string, region: string): void {
+  checkPattern('project', project, PROJECT_PATTERN);
+  checkPattern('region', region, REGION_PATTERN);
+}
+
+/** Duplicate-key violations of either store (a concurrent repeat of a requestId). */
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || /UNIQUE constraint failed/i.test(String(e?.message ?? ''));
+}
+
+/**
+ * Compute v1: regional instance templates and region operations, images and regions as
+ * templates need them. No HTTP here: routes parse and shape, this holds the rules.
+ */
+export class ComputeService {
+  readonly #d: ComputeDeps;
+
+  constructor(deps: ComputeDeps) {
+    this.#d = deps;
+    deps.operations.register({ kind: 'compute.templates.insert', complete: (trx, p) => this.#completeInsert(trx, p) });
+    deps.operations.register({ kind: 'compute.templates.delete', complete: (trx, p) => this.#completeDelete(trx, p) });
+  }
+
+  // ---- access ------------------------------------------------------------------------------
+
+  /**
+   * Checks `permission` on `path` (below `projects/{project}`): an unknown project answers like a
+   * denied one (no probing which projects exist); then the region must exist.
+   */
+  async #authorize(principal: Principal, permission: string, project: string, region: string | undefined, path: string): Promise<ProjectRecord> {
+    const dir = await this.#d.iam.directory();
+    const known = dir.project(project);
+    if (!known && principal.superuser) throw resourceNotFound(region ? regionPath(project, region) : `projects/${project}`);
+    try {
+      const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, name: path });
+      if (region !== undefined && !REGIONS.has(region)) throw resourceNotFound(regionPath(project, region));
+      return p;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 'PERMISSION_DENIED') throw forbidden(permission, path);
+      throw err;
+    }
+  }
+
+  // ---- instance templates ------------------------------------------------------------------
+
+  async insertTemplate(principal: Principal, project: string, region: string, requestId: string | undefined, body: unknown): Promise<WireOperation> {
+    checkRegionParams(project, region);
+    const named = body && typeof body === 'object' && typeof (body as any).name === 'string' ? (body as any).name : '';
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.create', project, region, named ? templatePath(project, region, named) : regionPath(project, region));
+    const earlier = await this.#earlierOperation(p, requestId);
+    if (earlier) return earlier;
+    const v = validateInsertBody(body, { region });
+    if (v.errors.length) throw fieldErrors(v.errors);
+    // The body as Google's JSON layer reads it (JSON names even for `machine_type`, int64 as strings): stored and resolved.
+    const resource = v.resource ?? (body as Record<string, unknown>);
+    const name = String(resource.name);
+    await this.#checkReferencePermissions(principal, resource, { projectId: p.projectId, projectNumber: p.projectNumber, region });
+    if (await this.#d.repo.templateNameTaken(this.#d.store.db, p.projectNumber, region, name)) throw alreadyExists(templatePath(p.projectId, region, name));
+    return this.#start(principal, 'insert', p, region, name, this.#d.ids.decimal(19), requestId ? requestId.toLowerCase() : null, { body: resource, deferred: v.deferred });
+  }
+
+  /** Checks a `requestId` (a UUID other than the zero UUID); answers the operation an earlier request with it started, if any. */
+  async #earlierOperation(p: ProjectRecord, requestId: string | undefined): Promise<WireOperation | undefined> {
+    if (requestId === undefined || requestId === '') return undefined;
+    if (!UUID.test(requestId) || requestId === ZERO_UUID) {
+      throw computeError(
+        'INVALID_ARGUMENT',
+        'invalid',
+        `Invalid value for field 'requestId': '${requestId}'. The request ID must be a valid UUID with the exception that zero UUID is not supported (${ZERO_UUID}).`,
+        { location: 'requestId' },
+      );
+    }
+    const earlier = await this.#d.repo.operationByRequestId(this.#d.store.db, p.projectNumber, requestId.toLowerCase());
+    return earlier ? this.#renderByName(earlier.name) : undefined;
+  }
+
+  /** The permissions a template's references imply (`compute.networks.get`, ...): 403 naming the first one missing. */
+  async #checkReferencePermissions(principal: Principal, body: Record<string, unknown>, scope: { projectId: string; projectNumber: string; region: string }): Promise<void> {
+    if (principal.superuser) return;
+    const dir = await this.#d.iam.directory();
+    for (const ref of templateReferences(body)) {
+      const spec = REFERENCE_COLLECTION[ref.kind];
+      const parsed = spec && parseTemplateRef(ref, scope);
+      if (!spec || !parsed || isPublicReference(parsed)) continue;
+      const target = dir.project(parsed.project);
+      const path = refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${REGIONS.get(scope.region)?.[0] ?? scope.region}` } : parsed);
+      if (!target || !dir.hasPermission(principal.member, `projects/${target.projectNumber}`, spec.permission)) throw forbidden(spec.permission, path);
+    }
+  }
+
+  async getTemplate(principal: Principal, project: string, region: string, template: string): Promise<Record<string, unknown>> {
+    checkRegionParams(project, region);
+    checkPattern('instanceTemplate', template, RESOURCE_PATTERN);
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.get', project, region, templatePath(project, region, template));
+    const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, region, template);
+    if (!t) throw resourceNotFound(templatePath(project, region, template));
+    return t.body;
+  }
+
+  async deleteTemplate(principal: Principal, project: string, region: string, template: string, requestId: string | undefined): Promise<WireOperation> {
+    checkRegionParams(project, region);
+    checkPattern('instanceTemplate', template, RESOURCE_PATTERN);
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.delete', project, region, templatePath(project, region, template));
+    const earlier = await this.#earlierOperation(p, requestId);
+    if (earlier) return earlier;
+    const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, region, template);
+    if (!t) throw resourceNotFound(templatePath(project, region, template));
+    return this.#start(principal, 'delete', p, region, t.name, t.id, requestId ? requestId.toLowerCase() : null, {});
+  }
+
+  async listTemplates(principal: Principal, project: string, region: string, q: ListParams): Promise<Record<string, unknown>> {
+    checkRegionParams(project, region);
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.list', project, region, regionPath(project, region));
+    const page = await this.#page(q, `templates/${p.projectNumber}/${region}`, (order, after, limit) =>
+      this.#d.repo.templatePage(this.#d.store.db, { projectNumber: p.projectNumber, region, order, after, limit }).then((rows) => rows.map((r) => this.#templateItem(r))),
+    );
+    return {
+      kind: 'compute#instanceTemplateList',
+      id: `projects/${p.projectId}/regions/${region}/instanceTemplates`,
+      ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+      selfLink: `${regionLink(p.projectId, region)}/instanceTemplates`,
+    };
+  }
+
+  #templateItem(r: TemplateRow) {
+    return { resource: r.body, cursor: { name: { key: r.name, id: r.id }, creation: { key: r.creationMs, id: r.id } } };
+  }
+
+  // ---- operations --------------------------------------------------------------------------
+
+  async getOperation(principal: Principal, project: string, region: string, operation: string): Promise<WireOperation> {
+    const { row } = await this.#operationRef(principal, 'compute.regionOperations.get', project, region, operation);
+    return this.#renderByName(row.name, project, region, operation);
+  }
+
+  async deleteOperation(principal: Principal, project: string, region: string, operation: string): Promise<void> {
+    const { row } = await this.#operationRef(principal, 'compute.regionOperations.delete', project, region, operation);
+    await this.#d.operations.delete(row.name);
+    await this.#d.repo.forgetOperation(this.#d.store.db, row.name);
+  }
+
+  /** Blocks until the operation is DONE or the wait deadline passes; answers it as it then stands. */
+  async waitOperation(principal: Principal, project: string, region: string, operation: string, signal?: AbortSignal): Promise<WireOperation> {
+    const { row } = await this.#operationRef(principal, 'compute.regionOperations.get', project, region, operation);
+    const deadline = Date.now() + this.#d.waitTimeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      const op = await this.#d.operations.get(row.name);
+      if (!op) throw resourceNotFound(`${regionPath(project, region)}/operations/${operation}`);
+      if (op.done || Date.now() >= deadline || signal?.aborted) return this.render(op);
+      const due = op.dueAt - this.#d.clock.nowMs();
+      await new Promise((r) => setTimeout(r, Math.max(1, Math.min(pause, due > 0 ? due : pause, deadline - Date.now()))));
+    }
+  }
+
+  async listOperations(principal: Principal, project: string, region: string, q: ListParams): Promise<Record<string, unknown>> {
+    checkRegionParams(project, region);
+    const p = await this.#authorize(principal, 'compute.regionOperations.list', project, region, regionPath(project, region));
+    const page = await this.#page(q, `operations/${p.projectNumber}/${region}`, (order, after, limit) => this.#operationPage(p.projectNumber, region, order, after, limit));
+    return {
+      kind: 'compute#operationList',
+      id: `projects/${p.projectId}/regions/${region}/operations`,
+      ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+      selfLink: `${regionLink(p.projectId, region)}/operations`,
+    };
+  }
+
+  async #operationPage(projectNumber: string, region: string | undefined, order: ListOrder, after: ListCursor | undefined, limit: number) {
+    const rows = await this.#d.repo.operationPage(this.#d.store.db, { projectNumber, region, order, after, limit });
+    const out = [];
+    for (const r of rows) {
+      const op = await this.#d.operations.get(r.name);
+      if (op) out.push({ resource: this.render(op), cursor: { name: { key: r.name, id: r.id }, creation: { key: r.insertMs, id: r.id } } });
+    }
+    return out;
+  }
+
+  async #operationRef(principal: Principal, permission: string, project: string, region: string, operation: string): Promise<{ p: ProjectRecord; row: OperationIndexRow }> {
+    checkRegionParams(project, region);
+    checkPattern('operation', operation, OPERATION_PATTERN);
+    const path = `${regionPath(project, region)}/operations/${operation}`;
+    const p = await this.#authorize(principal, permission, project, region, path);
+    const row = await this.#d.repo.operation(this.#d.store.db, p.projectNumber, region, operation);
+    if (!row) throw resourceNotFound(path);
+    return { p, row };
+  }
+
+  async #renderByName(name: string, project?: string, region?: string, asked?: string): Promise<WireOperation> {
+    const op = await this.#d.operations.get(name);
+    if (!op) throw resourceNotFound(`${regionPath(project ?? '-', region ?? '-')}/operations/${asked ?? name}`);
+    return this.render(op);
+  }
+
+  /** The compute wire shape of an operation; PENDING, RUNNING and DONE follow each other in time. */
+  render(op: OperationRecord): WireOperation {
+    const p = op.payload as OperationPayload;
+    const result = (op.result ?? {}) as OperationResult;
+    const now = this.#d.clock.nowMs();
+    const span = Math.max(0, op.dueAt - op.createdAt);
+    const startMs = op.createdAt + Math.floor(span / 2);
+    let status: 'PENDING' | 'RUNNING' | 'DONE';
+    let progress: number;
+    if (op.done) {
+      status = 'DONE';
+      progress = 100;
+    } else if (now < startMs) {
+      status = 'PENDING';
+      progress = 0;
+    } else {
+      status = 'RUNNING';
+      progress = Math.min(99, Math.max(1, Math.floor(((now - startMs) / Math.max(1, op.dueAt - startMs)) * 100)));
+    }
+    const out: WireOperation = {
+      kind: 'compute#operation',
+      id: p.opId,
+      name: op.name,
+      ...(p.requestId ? { clientOperationId: p.requestId } : {}),
+      operationType: OPERATION_TYPE[p.type],
+      targetLink: templateLink(p.projectId, p.region, p.templateName),
+      targetId: p.templateId,
+      status,
+      user: p.user,
+      progress,
+      insertTime: computeTimestamp(op.createdAt),
+    };
+    if (status !== 'PENDING') out.startTime = computeTimestamp(op.done ? Math.min(startMs, op.updatedAt) : startMs);
+    if (op.done) {
+      out.endTime = computeTimestamp(op.updatedAt);
+      const failure = result.failure ?? (op.error ? operationFailure([{ code: 'INTERNAL_ERROR', message: op.error.message }]) : undefined);
+      if (failure) {
+        out.error = { errors: failure.errors };
+        out.httpErrorStatusCode = failure.httpErrorStatusCode;
+        out.httpErrorMessage = failure.httpErrorMessage;
+      }
+    }
+    out.selfLink = operationLink(p.projectId, p.region, op.name);
+    out.region = regionLink(p.projectId, p.region);
+    return out;
+  }
+
+  async #start(
+    principal: Principal,
+    type: TemplateOperation,
+    p: ProjectRecord,
+    region: string,
+    templateName: string,
+    templateId: string,
+    requestId: string | null,
+    extra: Pick<OperationPayload, 'body' | 'deferred'>,
+  ): Promise<WireOperation> {
+    const now = this.#d.clock.nowMs();
+    const name = operationName(now, this.#d.ids.hex(16));
+    const payload: OperationPayload = {
+      type,
+      opId: this.#d.ids.decimal(19),
+      projectId: p.projectId,
+      projectNumber: p.projectNumber,
+      region,
+      templateName,
+      templateId,
+      user: userOf(principal),
+      requestId,
+      ...extra,
+    };
+    // One savepoint of a group commit: the operation's index row, the operation and, in instant
+    // mode, its completion; concurrent starts share the commit (each answered once it is durable).
+    let done: OperationRecord | undefined;
+    try {
+      done = await this.#d.operations.grouped(async (trx) => {
+        await this.#d.repo.insertOperation(trx, { name, id: payload.opId, projectNumber: p.projectNumber, region, requestId, insertMs: now });
+        return this.#d.operations.submitAndComplete(trx, { name, service: SERVICE, kind: `compute.templates.${type}`, projectNumber: p.projectNumber, payload });
+      });
+    } catch (err) {
+      // A concurrent repeat of the same requestId (this or another process) won the race: answer its operation.
+      if (requestId && isUniqueViolation(err)) {
+        const earlier = await this.#d.repo.operationByRequestId(this.#d.store.db, p.projectNumber, requestId);
+        if (earlier) return this.#renderByName(earlier.name);
+      }
+      throw err;
+    }
+    return done ? this.render(done) : this.#renderByName(name);
+  }
+
+  // ---- operation completion (inside the completing transaction) -----------------------------
+
+  async #completeInsert(trx: Kysely<Database>, p: OperationPayload): Promise<OperationResult> {
+    if (p.deferred?.length) return { failure: operationFailure(p.deferred) };
+    const body = p.body!;
+    // Lookups go through the completing transaction: on SQLite a second connection would wait for it forever.
+    const scope = { projectId: p.projectId, projectNumber: p.projectNumber, region: p.region };
+    const { errors, links } = await new TemplateResolver(this.#d.world, trx, lookupIn(trx), scope).resolve(body as Record<string, any>, templateReferences(body));
+    if (errors.length) return { failure: operationFailure(errors) };
+    const now = this.#d.clock.nowMs();
+    const stored = buildStoredTemplate(body, {
+      id: p.templateId,
+      creationTimestamp: computeTimestamp(now),
+      selfLink: templateLink(p.projectId, p.region, p.templateName),
+      region: regionLink(p.projectId, p.region),
+      resolvedLinks: links,
+      defaultServiceAccount: defaultServiceAccount(p.projectNumber),
+    });
+    const inserted = await this.#d.repo.insertTemplateIfAbsent(trx, { id: p.templateId, projectNumber: p.projectNumber, region: p.region, name: p.templateName, creationMs: now, body: JSON.stringify(stored) });
+    if (!inserted) {
+      return { failure: operationFailure([{ code: 'RESOURCE_ALREADY_EXISTS', message: `The resource '${templatePath(p.projectId, p.region, p.templateName)}' already exists` }]) };
+    }
+    return {};
+  }
+
+  async #completeDelete(trx: Kysely<Database>, p: OperationPayload): Promise<OperationResult> {
+    if ((await this.#d.repo.deleteTemplate(trx, p.templateId)) === 0) {
+      return { failure: operationFailure([{ code: 'RESOURCE_NOT_FOUND', message: `The resource '${templatePath(p.projectId, p.region, p.templateName)}' was not found` }]) };
+    }
+    return {};
+  }
+
+  // ---- lists -------------------------------------------------------------------------------
+
+  /**
+   * One page of a list: `maxResults` 0..500 (0 = 500), `orderBy` `name` or `creationTimestamp desc`,
+   * a filter applied item by item (fetching further batches until the page is full).
+   */
+  async #page<T extends { resource: unknown; cursor: { name: ListCursor; creation: ListCursor } }>(
+    q: ListParams,
+    listId: string,
+    fetch: (order: ListOrder, after: ListCursor | undefined, limit: number) => Promise<T[]>,
+  ): Promise<{ items: T[]; nextPageToken?: string }> {
+    const { limit, order, filter } = this.#listQuery(q);
+    const query: PageQuery = { list: listId, order, filter: q.filter ?? '' };
+    let after = q.pageToken ? decodeCursor(q.pageToken, query) : undefined;
+    const items: T[] = [];
+    const cursorOf = (t: T) => (order === 'name' ? t.cursor.name : t.cursor.creation);
+    for (let rounds = 0; rounds < 10_000; rounds++) {
+      const batch = await fetch(order, after, filter ? Math.max(limit + 1, 200) : limit + 1);
+      for (const t of batch) {
+        if (filter && !matchesFilter(filter, t.resource)) {
+          after = cursorOf(t);
+          continue;
+        }
+        if (items.length === limit) return { items, nextPageToken: encodeCursor(query, after!) };
+        items.push(t);
+        after = cursorOf(t);
+      }
+      if (batch.length < (filter ? Math.max(limit + 1, 200) : limit + 1)) break;
+    }
+    return { items };
+  }
+
+  #listQuery(q: ListParams): { limit: number; order: ListOrder; filter?: ComputeFilter } {
+    if (q.maxResults !== undefined && (q.maxResults < 0 || q.maxResults > MAX_RESULTS)) {
+      throw computeError('INVALID_ARGUMENT', 'invalidParameter', `Invalid value '${q.maxResults}'. Values must be within the range: [0, ${MAX_RESULTS}]`, { location: 'maxResults' });
+    }
+    const limit = q.maxResults || MAX_RESULTS;
+    let order: ListOrder = 'name';
+    if (q.orderBy !== undefined && q.orderBy !== '') {
+      const o = q.orderBy.trim().replace(/\s+/g, ' ');
+      if (o === 'creationTimestamp desc') order = 'creationTimestamp desc';
+      else if (o !== 'name' && o !== 'name asc') {
+        throw computeError('INVALID_ARGUMENT', 'invalid', `Invalid value for field 'orderBy': '${q.orderBy}'. Sorting by this field is not supported; use 'name' or 'creationTimestamp desc'.`, { location: 'orderBy' });
+      }
+    }
+    const filter = q.filter !== undefined && q.filter.trim() !== '' ? parseComputeFilter(q.filter) : undefined;
+    return { limit, order, filter };
+  }
+
+  // ---- aggregated lists --------------------------------------------------------------------
+
+  async aggregatedTemplates(principal: Principal, project: string, q: ListParams & { includeAllScopes?: boolean }): Promise<Record<string, unknown>> {
+    checkPattern('project', project, PROJECT_PATTERN);
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.list', project, undefined, `projects/${project}`);
+    return this.#aggregated(q, p, 'instanceTemplates', 'compute#instanceTemplateAggregatedList', async (order, after, limit) =>
+      (await this.#d.repo.templatePage(this.#d.store.db, { projectNumber: p.projectNumber, order, after, limit })).map((r) => ({ ...this.#templateItem(r), region: r.region })),
+    );
+  }
+
+  async aggregatedOperations(principal: Principal, project: string, q: ListParams & { includeAllScopes?: boolean }): Promise<Record<string, unknown>> {
+    checkPattern('project', project, PROJECT_PATTERN);
+    const p = await this.#authorize(principal, 'compute.regionOperations.list', project, undefined, `projects/${project}`);
+    return this.#aggregated(q, p, 'operations', 'compute#operationAggregatedList', async (order, after, limit) => {
+      const items = await this.#operationPage(p.projectNumber, undefined, order, after, limit);
+      return items.map((i) => ({ ...i, region: String((i.resource as WireOperation).region).split('/').pop()! }));
+    });
+  }
+
+  /** The aggregatedList shape: `items` keyed `global` and `regions/R`, each with its items or a warning. */
+  async #aggregated<T extends { resource: unknown; region: string; cursor: { name: ListCursor; creation: ListCursor } }>(
+    q: ListParams,
+    p: ProjectRecord,
+    field: string,
+    kind: string,
+    fetch: (order: ListOrder, after: ListCursor | undefined, limit: number) => Promise<T[]>,
+  ): Promise<Record<string, unknown>> {
+    const page = await this.#page(q, `aggregated/${field}/${p.projectNumber}`, fetch);
+    const byScope = new Map<string, unknown[]>();
+    for (const i of page.items) {
+      const key = `regions/${i.region}`;
+      if (!byScope.has(key)) byScope.set(key, []);
+      byScope.get(key)!.push(i.resource);
+    }
+    const items: Record<string, unknown> = {};
+    for (const scope of ['global', ...[...REGIONS.keys()].map((r) => `regions/${r}`)]) {
+      const list = byScope.get(scope);
+      items[scope] = list
+        ? { [field]: list }
+        : { warning: { code: 'NO_RESULTS_ON_PAGE', message: `There are no results for scope '${scope}' on this page.`, data: [{ key: 'scope', value: scope }] } };
+    }
+    return {
+      kind,
+      id: `projects/${p.projectId}/aggregated/${field}`,
+      items,
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+      selfLink: `https://www.googleapis.com/compute/v1/projects/${p.projectId}/aggregated/${field}`,
+    };
+  }
+
+  // ---- images and regions ------------------------------------------------------------------
+
+  /** `images.get` / `images.getFromFamily`: public image projects are readable by every authenticated principal. */
+  async getImage(principal: Principal, project: string, image: string, family: boolean): Promise<Record<string, unknown>> {
+    checkPattern('project', project, PROJECT_PATTERN);
+    checkPattern(family ? 'family' : 'image', image, family ? IMAGE_PATTERN : RESOURCE_PATTERN);
+    const path = `projects/${project}/global/images/${family ? 'family/' : ''}${image}`;
+    if (!PUBLIC_IMAGES.has(project)) await this.#authorize(principal, 'compute.images.get', project, undefined, path);
+    const found = await findImage(this.#d.world, lookupIn(this.#d.store.db), project, image, family);
+    if (!found && !family && /^[0-9]+$/.test(image)) {
+      const byId = [...(PUBLIC_IMAGES.get(project) ?? [])].find((i) => i.id === image);
+      if (byId) return byId;
+    }
+    if (!found) throw resourceNotFound(path);
+    return found.kind ? found : worldImage(project, found);
+  }
+
+  async getRegion(principal: Principal, project: string, region: string): Promise<Record<string, unknown>> {
+    checkRegionParams(project, region);
+    const p = await this.#authorize(principal, 'compute.regions.get', project, region, regionPath(project, region));
+    return regionResource(region, p.projectId);
+  }
+
+  /** `regions.list`: the built-in regions, as `regions.get` gives each; filter, order and pages as every list. */
+  async listRegions(principal: Principal, project: string, q: ListParams): Promise<Record<string, unknown>> {
+    checkPattern('project', project, PROJECT_PATTERN);
+    const p = await this.#authorize(principal, 'compute.regions.list', project, undefined, `projects/${project}`);
+    // Every region has the same creation time: `creationTimestamp desc` is name order too.
+    const all = [...REGIONS.keys()].sort().map((name) => {
+      const resource = regionResource(name, p.projectId);
+      const cursor = { key: name, id: String(resource.id) };
+      return { resource, cursor: { name: cursor, creation: cursor } };
+    });
+    const page = await this.#page(q, `regions/${p.projectNumber}`, async (_order, after, limit) => {
+      const from = after ? all.findIndex((r) => r.cursor.name.key > after.key) : 0;
+      return from < 0 ? [] : all.slice(from, from + limit);
+    });
+    return {
+      kind: 'compute#regionList',
+      id: `projects/${p.projectId}/regions`,
+      ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+      selfLink: `https://www.googleapis.com/compute/v1/projects/${p.projectId}/regions`,
+    };
+  }
+}

@@ -1,0 +1,141 @@
+import type { Static } from '@sinclair/typebox';
+import ipaddr from 'ipaddr.js';
+import type { Kysely } from 'kysely';
+import { HotQuery } from '../../platform/store/hotQuery.ts';
+import type { Database } from '../../platform/store/schema.ts';
+import { REGIONS } from './catalogue.ts';
+import type { ComputeWorldSchema } from './worldSchema.ts';
+
+export type ComputeWorldDoc = Static<typeof ComputeWorldSchema>;
+
+/** The kinds of world resources, by the section that declares them. */
+const SECTIONS = {
+  networks: 'network',
+  subnetworks: 'subnetwork',
+  images: 'image',
+  snapshots: 'snapshot',
+  disks: 'disk',
+  instances: 'instance',
+  reservations: 'reservation',
+  addresses: 'address',
+  machineTypes: 'machineType',
+  acceleratorTypes: 'acceleratorType',
+} as const;
+export type WorldKind = (typeof SECTIONS)[keyof typeof SECTIONS];
+
+type Entry = Record<string, unknown> & { name: string; project: string; region?: string; zone?: string };
+
+/** Where a resource lives: `global`, a region or a zone. */
+function locationOf(kind: WorldKind, e: Entry): string {
+  if (kind === 'network' || kind === 'image' || kind === 'snapshot') return 'global';
+  if (kind === 'subnetwork') return e.region!;
+  if (kind === 'address') return e.region ?? 'global';
+  if (kind === 'disk') return e.zone ?? e.region ?? '';
+  return e.zone!;
+}
+
+const regionOfZone = (zone: string) => zone.replace(/-[a-z]$/, '');
+const lastSegment = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+
+function validCidr(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks the section (beyond its schema) against the projects the document and the store know;
+ * returns problems as `compute.subnetworks[0].region: ...`.
+ */
+export async function checkComputeSection(trx: Kysely<Database>, doc: ComputeWorldDoc, projectNumberOf: (id: string) => string | undefined): Promise<string[]> {
+  const problems: string[] = [];
+  const networks = new Set<string>();
+  for (const n of doc.networks ?? []) {
+    const p = projectNumberOf(n.project);
+    if (p) networks.add(`${p}/${n.name}`);
+  }
+  for (const [section, kind] of Object.entries(SECTIONS) as [keyof ComputeWorldDoc, WorldKind][]) {
+    const entries = (doc[section] ?? []) as Entry[];
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      const at = `compute.${section}[${i}]`;
+      const projectNumber = projectNumberOf(e.project);
+      if (!projectNumber) problems.push(`${at}.project: project '${e.project}' does not exist`);
+      if (e.region !== undefined && !REGIONS.has(e.region)) problems.push(`${at}.region: unknown region '${e.region}'`);
+      if (e.zone !== undefined && !REGIONS.get(regionOfZone(e.zone))?.includes(e.zone)) problems.push(`${at}.zone: unknown zone '${e.zone}'`);
+      if (kind === 'disk' && (e.zone === undefined) === (e.region === undefined)) problems.push(`${at}: a disk needs exactly one of zone or region`);
+      if (kind === 'network' && e.IPv4Range !== undefined && !validCidr(e.IPv4Range)) problems.push(`${at}.IPv4Range: must be a CIDR range`);
+      if (kind === 'address' && !ipaddr.isValid(String(e.address))) problems.push(`${at}.address: must be an IP address`);
+      if (kind === 'subnetwork') {
+        if (!validCidr(e.ipCidrRange)) problems.push(`${at}.ipCidrRange: must be a CIDR range`);
+        for (const [j, r] of ((e.secondaryIpRanges ?? []) as { ipCidrRange: string }[]).entries()) {
+          if (!validCidr(r.ipCidrRange)) problems.push(`${at}.secondaryIpRanges[${j}].ipCidrRange: must be a CIDR range`);
+        }
+        if (projectNumber && !networks.has(`${projectNumber}/${lastSegment(String(e.network))}`)) {
+          const stored = await trx
+            .selectFrom('compute_world')
+            .select('name')
+            .where('kind', '=', 'network')
+            .where('project_number', '=', projectNumber)
+            .where('location', '=', 'global')
+            .where('name', '=', lastSegment(String(e.network)))
+            .executeTakeFirst();
+          if (!stored) problems.push(`${at}.network: network '${e.network}' is not declared for project '${e.project}'`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** Upserts every entry (keyed by kind, project, location and name): applying twice is applying once. */
+export async function writeComputeSection(trx: Kysely<Database>, doc: ComputeWorldDoc, projectNumberOf: (id: string) => string | undefined): Promise<void> {
+  for (const [section, kind] of Object.entries(SECTIONS) as [keyof ComputeWorldDoc, WorldKind][]) {
+    for (const e of (doc[section] ?? []) as Entry[]) {
+      const { project, ...body } = e;
+      const row = { kind, project_number: projectNumberOf(project)!, location: locationOf(kind, e), name: e.name, body: JSON.stringify(body) };
+      await trx
+        .insertInto('compute_world')
+        .values(row)
+        .onConflict((c) => c.columns(['kind', 'project_number', 'location', 'name']).doUpdateSet({ body: row.body }))
+        .execute();
+    }
+  }
+}
+
+/** One world resource by key (compiled once: it runs on every template insert). */
+const WORLD_GET = new HotQuery((db: Kysely<Database>, kind: WorldKind, projectNumber: string, location: string, name: string) =>
+  db.selectFrom('compute_world').select('body').where('kind', '=', kind).where('project_number', '=', projectNumber).where('location', '=', location).where('name', '=', name),
+);
+
+/** Read access to the world's Compute resources. */
+export class ComputeWorld {
+  readonly #db: () => Kysely<Database>;
+
+  constructor(db: () => Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async get(kind: WorldKind, projectNumber: string, location: string, name: string, db = this.#db()): Promise<Record<string, any> | undefined> {
+    const [row] = await WORLD_GET.rows(db, kind, projectNumber, location, name);
+    return row ? JSON.parse(row.body) : undefined;
+  }
+
+  /** Every resource of a kind in a project (optionally in some locations). */
+  async all(kind: WorldKind, projectNumber: string, locations?: readonly string[], db = this.#db()): Promise<(Record<string, any> & { location: string })[]> {
+    let q = db.selectFrom('compute_world').select(['body', 'location']).where('kind', '=', kind).where('project_number', '=', projectNumber);
+    if (locations) q = q.where('location', 'in', locations.length ? [...locations] : ['']);
+    const rows = await q.orderBy('name').execute();
+    return rows.map((r) => ({ ...JSON.parse(r.body), location: r.location }));
+  }
+
+  /** Whether the world declares any resource of this kind for the project. */
+  async declares(kind: WorldKind, projectNumber: string, db = this.#db()): Promise<boolean> {
+    const row = await db.selectFrom('compute_world').select('name').where('kind', '=', kind).where('project_number', '=', projectNumber).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+}

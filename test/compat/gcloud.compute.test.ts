@@ -1,0 +1,125 @@
+/**
+ * Compatibility: the real `gcloud compute instance-templates` and `gcloud compute operations`
+ * commands (Cloud SDK on PATH) against a `cloudtwin serve` process, with the compute endpoint
+ * override and an access-token file from the admin API. Independent commands run in parallel.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Gcloud, type GcloudResult, gcloudAvailable } from '../support/gcloud.ts';
+import { type ServerProcess, startServer } from '../support/server.ts';
+import { type TestDatabase, freshDatabase } from '../support/store.ts';
+import { DEMO } from '../support/world.ts';
+import { CORA, LINK, P, REGION, VIC, computeWorld } from '../http/compute.helpers.ts';
+
+const ok = (r: GcloudResult) => assert.equal(r.code, 0, `${r.command}\n${r.stderr}`);
+const failed = (r: GcloudResult, message: RegExp) => {
+  assert.notEqual(r.code, 0, `${r.command} should fail`);
+  assert.match(r.stderr, message, r.command);
+};
+
+if (gcloudAvailable('gcloud compute')) {
+  describe('gcloud compute instance-templates and operations against cloudtwin serve', () => {
+    let server: ServerProcess;
+    let db: TestDatabase;
+    let g: Gcloud;
+    const R = `--region=${REGION}`;
+
+    before(async () => {
+      db = await freshDatabase();
+      server = await startServer({ databaseUrl: db.url });
+      await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
+      g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: P }, CORA);
+    });
+
+    after(async () => {
+      g?.cleanup();
+      await server?.stop();
+      server?.cleanup();
+      await db?.drop();
+    });
+
+    it('create with every default and with flags; describe; list regional and aggregated', async () => {
+      const [plain, full, disk] = await Promise.all([
+        g.run(['compute', 'instance-templates', 'create', 'gc-default', `--instance-template-region=${REGION}`]),
+        g.run([
+          'compute', 'instance-templates', 'create', 'gc-full', `--instance-template-region=${REGION}`, '--machine-type=e2-small',
+          '--network=custom-net', `--subnet=projects/${P}/regions/${REGION}/subnetworks/sub-a`, '--tags=web,db', '--labels=env=prod,team=blue',
+          '--metadata=k1=v1,k2=v2', '--preemptible', '--service-account=default', '--scopes=cloud-platform',
+        ]),
+        g.run([
+          'compute', 'instance-templates', 'create', 'gc-disk', `--instance-template-region=${REGION}`, '--image-family=debian-12', '--image-project=debian-cloud',
+          '--create-disk=image-family=ubuntu-2204-lts,image-project=ubuntu-os-cloud,size=20GB',
+        ]),
+      ]);
+      for (const r of [plain, full, disk]) ok(r);
+      const [d, f, regional, aggregated] = await Promise.all([
+        g.run(['compute', 'instance-templates', 'describe', 'gc-default', R]),
+        g.run(['compute', 'instance-templates', 'describe', 'gc-full', R]),
+        g.run(['compute', 'instance-templates', 'list', `--regions=${REGION}`]),
+        g.run(['compute', 'instance-templates', 'list']),
+      ]);
+      for (const r of [d, f, regional, aggregated]) ok(r);
+      assert.equal(d.json.name, 'gc-default');
+      assert.equal(d.json.region, `${LINK}projects/${P}/regions/${REGION}`);
+      assert.match(d.json.properties.disks[0].initializeParams.sourceImage, /projects\/debian-cloud\/global\/images\/family\/debian-12$/);
+      assert.equal(d.json.properties.networkInterfaces[0].network, `${LINK}projects/${P}/global/networks/default`);
+      const p = f.json.properties;
+      assert.equal(p.machineType, 'e2-small');
+      assert.deepEqual(p.tags.items, ['web', 'db']);
+      assert.deepEqual(p.labels, { env: 'prod', team: 'blue' });
+      assert.equal(p.scheduling.preemptible, true);
+      assert.equal(p.serviceAccounts[0].email, `${DEMO.projectNumber}-compute@developer.gserviceaccount.com`);
+      assert.equal(p.networkInterfaces[0].subnetwork, `${LINK}projects/${P}/regions/${REGION}/subnetworks/sub-a`);
+      assert.ok(p.metadata.items.some((i: any) => i.key === 'k1' && i.value === 'v1'));
+      const names = (r: GcloudResult) => r.json.map((t: any) => t.name).sort();
+      assert.deepEqual(names(regional), ['gc-default', 'gc-disk', 'gc-full']);
+      assert.deepEqual(names(aggregated), ['gc-default', 'gc-disk', 'gc-full']);
+    });
+
+    it('operations list (by region and by filter) and describe', async () => {
+      const [byRegion, byFilter] = await Promise.all([
+        g.run(['compute', 'operations', 'list', `--regions=${REGION}`]),
+        g.run(['compute', 'operations', 'list', `--filter=region:${REGION}`]),
+      ]);
+      ok(byRegion);
+      ok(byFilter);
+      assert.ok(byRegion.json.length >= 3);
+      assert.deepEqual(byFilter.json.map((o: any) => o.name).sort(), byRegion.json.map((o: any) => o.name).sort());
+      const op = byRegion.json[0];
+      const described = await g.run(['compute', 'operations', 'describe', op.name, R]);
+      ok(described);
+      assert.equal(described.json.name, op.name);
+      assert.equal(described.json.status, 'DONE');
+    });
+
+    it('create waits on a running operation (regionOperations.wait) until it is DONE', async () => {
+      await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 1500 });
+      try {
+        const r = await g.run(['compute', 'instance-templates', 'create', 'gc-slow', `--instance-template-region=${REGION}`]);
+        ok(r);
+        assert.equal(r.json[0].name, 'gc-slow');
+      } finally {
+        await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+      }
+    });
+
+    it('failures print the server\'s message: a missing network, a bad field, a missing permission, an unknown template', async () => {
+      const [net, bad, perm, missing] = await Promise.all([
+        g.run(['compute', 'instance-templates', 'create', 'gc-nonet', `--instance-template-region=${REGION}`, '--network=nope']),
+        g.run(['compute', 'instance-templates', 'create', 'gc-bad', `--instance-template-region=${REGION}`, '--metadata=bad key=v']),
+        g.run(['compute', 'instance-templates', 'create', 'gc-perm', `--instance-template-region=${REGION}`], { as: VIC }),
+        g.run(['compute', 'instance-templates', 'describe', 'nope', R]),
+      ]);
+      failed(net, /projects\/demo-project\/global\/networks\/nope' was not found/);
+      failed(bad, /metadata/i);
+      failed(perm, /compute\.instanceTemplates\.create/);
+      failed(missing, /instanceTemplates\/nope' was not found/);
+    });
+
+    it('delete', async () => {
+      const del = await g.run(['compute', 'instance-templates', 'delete', 'gc-disk', R, '--quiet']);
+      ok(del);
+      failed(await g.run(['compute', 'instance-templates', 'describe', 'gc-disk', R]), /was not found/);
+    });
+  });
+}

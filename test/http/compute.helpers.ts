@@ -1,0 +1,103 @@
+/** Shared world and helpers of the Compute HTTP suites. */
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestTwin } from '../support/twin.ts';
+import { ALICE, BOB, CI_SA, DEMO, ORG, testWorld } from '../support/world.ts';
+
+export const CORA = 'user:cora@example.com'; // compute.instanceAdmin.v1 on demo
+export const VIC = 'user:vic@example.com'; // compute.viewer on demo
+export const NINA = 'user:nina@example.com'; // custom role: templates only, no network or image permissions
+export const REGION = 'us-central1';
+export const P = DEMO.projectId;
+export const LINK = 'https://www.googleapis.com/compute/v1/';
+
+export const templatesPath = (region = REGION, project = P) => `/compute/v1/projects/${project}/regions/${region}/instanceTemplates`;
+export const templatePath = (name: string, region = REGION, project = P) => `${templatesPath(region, project)}/${name}`;
+export const operationsPath = (region = REGION, project = P) => `/compute/v1/projects/${project}/regions/${region}/operations`;
+
+const demoPolicy = testWorld.iamPolicies.find((p) => p.resource === `projects/${DEMO.projectId}`)!;
+
+export const computeWorld = {
+  ...testWorld,
+  roles: [{ name: `projects/${DEMO.projectId}/roles/templatesOnly`, includedPermissions: ['compute.instanceTemplates.create', 'compute.instanceTemplates.get', 'compute.regionOperations.get'] }],
+  iamPolicies: [
+    ...testWorld.iamPolicies.filter((p) => p !== demoPolicy),
+    {
+      resource: `projects/${DEMO.projectId}`,
+      bindings: [
+        ...demoPolicy.bindings,
+        { role: 'roles/compute.instanceAdmin.v1', members: [CORA, `serviceAccount:${CI_SA}`] },
+        { role: 'roles/compute.viewer', members: [VIC] },
+        { role: `projects/${DEMO.projectId}/roles/templatesOnly`, members: [NINA] },
+      ],
+    },
+  ],
+  compute: {
+    networks: [
+      { name: 'default', project: P, autoCreateSubnetworks: true },
+      { name: 'custom-net', project: P, autoCreateSubnetworks: false, selfLink: `${LINK}projects/${P}/global/networks/custom-net`, kind: 'compute#network' },
+      { name: 'legacy-net', project: P, IPv4Range: '10.240.0.0/16' },
+    ],
+    subnetworks: [
+      {
+        name: 'sub-a',
+        project: P,
+        region: REGION,
+        network: `${LINK}projects/${P}/global/networks/custom-net`,
+        ipCidrRange: '10.1.0.0/20',
+        secondaryIpRanges: [{ rangeName: 'pods', ipCidrRange: '10.4.0.0/14' }],
+      },
+      { name: 'sub-eu', project: P, region: 'europe-west1', network: 'custom-net', ipCidrRange: '10.2.0.0/20' },
+    ],
+    images: [
+      { name: 'my-image-v1', project: P, family: 'my-fam', creationTimestamp: '2024-01-01T00:00:00.000-08:00' },
+      { name: 'my-image-v2', project: P, family: 'my-fam', creationTimestamp: '2024-02-01T00:00:00.000-08:00' },
+    ],
+    snapshots: [{ name: 'snap-1', project: P }],
+    disks: [{ name: 'disk-1', project: P, zone: 'us-central1-a' }],
+    instances: [{ name: 'vm-1', project: P, zone: 'us-central1-b' }],
+    reservations: [{ name: 'res-1', project: P, zone: 'us-central1-a' }],
+    addresses: [{ name: 'ip-std', project: P, region: REGION, address: '34.1.2.3', networkTier: 'STANDARD' }],
+  },
+};
+void ALICE;
+void BOB;
+void ORG;
+
+/** A minimal valid template body. */
+export function templateBody(name: string, properties: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    properties: {
+      machineType: 'e2-medium',
+      disks: [{ boot: true, autoDelete: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12' } }],
+      networkInterfaces: [{ network: 'global/networks/default' }],
+      ...properties,
+    },
+  };
+}
+
+/** Asserts a Compute error envelope (errors[] with domain global, no status) and returns `error`. */
+export function assertComputeError(res: LightMyRequestResponse, code: number, reason: string, message?: string | RegExp): Record<string, any> {
+  assert.equal(res.statusCode, code, res.body);
+  const body = res.json();
+  assert.deepEqual(Object.keys(body), ['error']);
+  assert.equal(body.error.code, code);
+  assert.equal(body.error.status, undefined);
+  assert.equal(body.error.errors[0].domain, 'global');
+  assert.equal(body.error.errors[0].reason, reason, res.body);
+  if (typeof message === 'string') assert.equal(body.error.message, message);
+  else if (message) assert.match(body.error.message, message);
+  return body.error;
+}
+
+/** Inserts a template (instant mode) and returns the finished operation. */
+export async function insertTemplate(t: TestTwin, body: Record<string, unknown>, opts: { principal?: string; region?: string; requestId?: string } = {}): Promise<Record<string, any>> {
+  const res = await t.call(opts.principal ?? CORA, {
+    method: 'POST',
+    url: templatesPath(opts.region) + (opts.requestId ? `?requestId=${opts.requestId}` : ''),
+    payload: body,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+}
