@@ -1,0 +1,241 @@
+// Benchmark: the media search engine (catalogue in the store, in-memory index) at catalogue sizes
+// 10k, 100k and 1M generated videos. For each size: generation + store time, index build time,
+// database size and heap; then a realistic query mix (single term, two terms, OR, NOT, phrase,
+// filters, geo, every order, deep pages, browse without q, a term in about half the catalogue)
+// run by 8 concurrent callers for a fixed time: p50, p99 and throughput, per query class too.
+// Ends with the p50 growth from 100k to 1M.
+//
+//   npm run bench:media         (env: MEDIA_BENCH_SIZES=10000,100000,1000000  MEDIA_BENCH_SECONDS=10
+//                                 MEDIA_BENCH_STORE=sqlite|postgres  MEDIA_BENCH_DATABASE_URL=postgres://...
+//                                 MEDIA_BENCH_KEEP=/tmp/media-bench: SQLite catalogues are generated once into
+//                                 <dir>/<size> and reused by later runs (seed 42; delete the directory to regenerate))
+//
+// Besides the concurrent figures, every query of the mix is also run alone (one caller, engine
+// time only: the cost of the query itself, without queueing behind others) per class, and the
+// slowest queries are listed: what a profile should start from.
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { Store } from '../src/platform/store/store.ts';
+import { generateInto } from '../src/services/media/catalog/bulk.ts';
+import { generatedCount } from '../src/services/media/catalog/generator.ts';
+import type { SearchQuery } from '../src/services/media/catalog/types.ts';
+import { MediaSearch } from '../src/services/media/search/engine.ts';
+import { evaluate, strategyStats } from '../src/services/media/search/evaluate.ts';
+import { parseQuery } from '../src/services/media/search/queryParser.ts';
+import { words } from '../src/services/media/search/text.ts';
+import { deadline, fmt, meets, printSummary, printTable, summarize, tempDir } from './lib.ts';
+
+const sizes = (process.env.MEDIA_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const seconds = Number(process.env.MEDIA_BENCH_SECONDS ?? 10);
+const storeKind = process.env.MEDIA_BENCH_STORE === 'postgres' ? 'postgres' : 'sqlite';
+const databaseUrl = process.env.MEDIA_BENCH_DATABASE_URL ?? process.env.CLOUDTWIN_TEST_DATABASE_URL;
+const keepDir = process.env.MEDIA_BENCH_KEEP;
+const CONCURRENCY = 8;
+deadline(60 * 20);
+
+/** Deterministic pseudo-random choices for the query mix. */
+let state = 12345;
+const rand = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+
+const base: SearchQuery = { types: ['video', 'channel', 'playlist'], safeSearch: 'moderate', order: 'relevance', offset: 0, limit: 25, maxReachable: 500 };
+
+async function queryMix(store: Store): Promise<{ cls: string; q: SearchQuery }[]> {
+  // Words as users would type them: from titles (Zipf: common words common, rare words rare).
+  const titles = (await store.db.selectFrom('media_videos').select('title').orderBy('id').limit(2000).execute()).map((r) => words(r.title)).filter((w) => w.length >= 2);
+  const title = () => pick(titles);
+  const term = () => pick(title());
+  const mix: { cls: string; q: SearchQuery }[] = [];
+  for (let i = 0; i < 60; i++) {
+    const t = title();
+    const j = Math.floor(rand() * (t.length - 1));
+    mix.push({ cls: 'single term', q: { ...base, q: parseQuery(term()) } });
+    mix.push({ cls: 'two terms', q: { ...base, q: parseQuery(`${t[j]} ${t[j + 1]}`) } });
+    mix.push({ cls: 'OR', q: { ...base, q: parseQuery(`${term()}|${term()}`) } });
+    mix.push({ cls: 'NOT', q: { ...base, q: parseQuery(`${term()} -${term()}`) } });
+    mix.push({ cls: 'phrase', q: { ...base, q: parseQuery(`"${t[j]} ${t[j + 1]}"`) } });
+    mix.push({
+      cls: 'filters',
+      q: { ...base, types: ['video'], q: parseQuery(term()), videoDuration: pick(['short', 'medium', 'long'] as const), videoDefinition: 'high', regionCode: pick(['DE', 'US', 'JP']), safeSearch: 'strict' },
+    });
+    mix.push({ cls: 'geo', q: { ...base, types: ['video'], location: { lat: 40.7128, lng: -74.006, radiusMeters: 50_000 }, order: pick(['date', 'relevance'] as const) } });
+    mix.push({ cls: 'order', q: { ...base, q: parseQuery(term()), order: pick(['date', 'rating', 'title', 'viewCount'] as const) } });
+    mix.push({ cls: 'order', q: { ...base, types: ['channel'], order: 'videoCount', q: rand() < 0.5 ? parseQuery(term()) : undefined } });
+    mix.push({ cls: 'deep page', q: { ...base, q: parseQuery(term()), offset: 450, limit: 50, order: pick(['relevance', 'date'] as const) } });
+    mix.push({ cls: 'browse (no q)', q: { ...base, types: ['video'], order: pick(['date', 'viewCount', 'relevance'] as const), offset: pick([0, 25, 200]) } });
+    mix.push({ cls: 'live', q: { ...base, types: ['video'], eventType: 'live', order: 'viewCount' } });
+    mix.push({ cls: 'half-catalogue term', q: { ...base, q: parseQuery(pick(['the', 'best', 'music'])) } });
+  }
+  return mix;
+}
+
+function dbSize(store: Store, dir: string | undefined): Promise<number> {
+  if (dir) return Promise.resolve(readdirSync(dir).filter((f) => f.startsWith('cloudtwin.db')).reduce((s, f) => s + statSync(join(dir, f)).size, 0));
+  return sql<{ n: string }>`SELECT sum(pg_total_relation_size(c.oid))::text AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relkind = 'r' AND c.relname LIKE 'media_%'`
+    .execute(store.db)
+    .then((r) => Number(r.rows[0]?.n ?? 0));
+}
+
+interface SizeResult {
+  size: number;
+  generateS: number;
+  indexS: number;
+  dbMiB: number;
+  heapMiB: number;
+  p50: number;
+  p99: number;
+  qps: number;
+  strategies: string;
+  classes: Record<string, number[]>;
+  alone: Record<string, number[]>;
+  cold: Record<string, number[]>;
+  slowest: { ms: number; cls: string; q: string }[];
+}
+
+/** A query in a line (for the slowest-queries list). */
+function describe(q: SearchQuery): string {
+  const text = q.q ? [...q.q.clauses.map((c) => c.alternatives.map((a) => (a.words.length > 1 ? `"${a.words.join(' ')}"` : a.words[0])).join('|')), ...q.q.excluded.map((a) => `-${a.words.join(' ')}`)].join(' ') : '(no q)';
+  return `${text} order=${q.order} types=${q.types.join(',')} offset=${q.offset}${q.location ? ' geo' : ''}${q.eventType ? ` ${q.eventType}` : ''}${q.videoDuration ? ' filters' : ''}`;
+}
+
+async function runSize(size: number): Promise<SizeResult> {
+  let dataDir: string | undefined;
+  let schema: string | undefined;
+  let store: Store;
+  if (storeKind === 'postgres') {
+    if (!databaseUrl) throw new Error('MEDIA_BENCH_STORE=postgres needs MEDIA_BENCH_DATABASE_URL or CLOUDTWIN_TEST_DATABASE_URL');
+    schema = `bench_media_${size}_${process.pid}`;
+    const admin = await Store.open({ databaseUrl });
+    await sql.raw(`CREATE SCHEMA ${schema}`).execute(admin.db);
+    await admin.close();
+    const u = new URL(databaseUrl);
+    u.searchParams.set('options', `-c search_path=${schema}`);
+    store = await Store.open({ databaseUrl: u.toString() });
+  } else {
+    dataDir = keepDir ? join(keepDir, String(size)) : tempDir('media-bench-');
+    mkdirSync(dataDir, { recursive: true });
+    store = await Store.open({ dataDir });
+  }
+  try {
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    let lastReport = 0;
+    const kept = keepDir !== undefined && (await store.db.selectFrom('media_videos').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n > 0;
+    if (!kept) await generateInto(store, { videos: size, seed: 42 }, generatedCount(size), (p) => {
+      if (p.done - lastReport >= 200_000) {
+        lastReport = p.done;
+        process.stderr.write(`  ${size}: generated ${p.done}/${p.total} entries, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+      }
+    });
+    const generateS = (performance.now() - t0) / 1000;
+    const cpu1 = process.cpuUsage();
+    // kept catalogues keep a snapshot of the index too (built and saved by the first run, loaded by later ones)
+    const engine = new MediaSearch(store.db, { snapshotFile: kept && dataDir ? join(dataDir, 'cloudtwin.media-index') : undefined });
+    const t1 = performance.now();
+    await engine.refresh();
+    const indexS = (performance.now() - t1) / 1000;
+    await engine.saved();
+    const indexHow = engine.stats.snapshotLoads ? 'loaded from snapshot' : 'built';
+    const cpuS = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+    const generateCpuS = cpuS(cpu1) - cpuS(cpu0);
+    const indexCpuS = cpuS(process.cpuUsage(cpu1));
+    if (typeof globalThis.gc === 'function') globalThis.gc();
+    const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+    const dbMiB = (await dbSize(store, dataDir)) / 2 ** 20;
+    process.stderr.write(`  ${size}: generated in ${generateS.toFixed(1)} s (this process's CPU ${generateCpuS.toFixed(1)} s), index ${indexHow} in ${indexS.toFixed(1)} s (CPU ${indexCpuS.toFixed(1)} s) (${engine.size} documents), db ${dbMiB.toFixed(0)} MiB, heap ${heapMiB.toFixed(0)} MiB\n`);
+
+    const mix = await queryMix(store);
+    // warm-up: every query once (JIT, lazily built orderings)
+    for (const m of mix) await engine.search(m.q);
+    // alone: each query of the mix by itself, engine time only (its own cost, no queueing)
+    const alone: Record<string, number[]> = {};
+    const cold: Record<string, number[]> = {};
+    const slow: { ms: number; cls: string; q: string }[] = [];
+    for (let round = 0; round < 4; round++) {
+      // after the cold round, one pass unrecorded: what it forgot (phrase documents) is remembered again
+      if (round === 1) for (const m of mix) evaluate(engine.index, m.q);
+      for (const m of mix) {
+        // round 0: cold (no remembered phrase documents), the cost of a query never asked before
+        if (round === 0) engine.index.clearPhrases();
+        const s = performance.now();
+        evaluate(engine.index, m.q);
+        const ms = performance.now() - s;
+        ((round === 0 ? cold : alone)[m.cls] ??= []).push(ms);
+        if (round === 0) slow.push({ ms, cls: m.cls, q: describe(m.q) });
+      }
+    }
+    slow.sort((a, b) => b.ms - a.ms);
+    const classes: Record<string, number[]> = {};
+    const all: number[] = [];
+    let next = 0;
+    const end = performance.now() + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < end) {
+        const m = mix[next++ % mix.length];
+        const s = performance.now();
+        await engine.search(m.q);
+        const ms = performance.now() - s;
+        all.push(ms);
+        (classes[m.cls] ??= []).push(ms);
+      }
+    };
+    const before = { ...strategyStats };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const elapsed = (performance.now() - started) / 1000;
+    const s = summarize(all);
+    const strategies = Object.entries(strategyStats).map(([k, v]) => `${k} ${v - before[k as keyof typeof before]}`).join(', ');
+    return { size, generateS: kept ? NaN : generateS, indexS, dbMiB, heapMiB, p50: s.p50, p99: s.p99, qps: all.length / elapsed, classes, alone, cold, slowest: slow.slice(0, 8), strategies };
+  } finally {
+    await store.close();
+    if (schema && databaseUrl) {
+      const admin = await Store.open({ databaseUrl });
+      await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(admin.db);
+      await admin.close();
+    }
+  }
+}
+
+process.stdout.write(`media search benchmark on ${storeKind}: sizes ${sizes.join(', ')}; ${CONCURRENCY} concurrent callers for ${seconds} s per size\n`);
+const results: SizeResult[] = [];
+for (const size of sizes) results.push(await runSize(size));
+
+printTable(
+  'catalogue and search by size',
+  results.map((r) => ({
+    videos: r.size.toLocaleString('en-US'),
+    'generate+store s': r.generateS,
+    'index s': r.indexS,
+    'db MiB': r.dbMiB,
+    'heap MiB': r.heapMiB,
+    'p50 ms': fmt(r.p50, 2),
+    'p99 ms': fmt(r.p99, 2),
+    'queries/s': r.qps,
+  })),
+);
+for (const r of results) {
+  printTable(
+    `query classes at ${r.size.toLocaleString('en-US')} videos (${CONCURRENCY} concurrent)`,
+    Object.entries(r.classes).map(([cls, xs]) => {
+      const s = summarize(xs);
+      const a = summarize(r.alone[cls] ?? []);
+      const c = summarize(r.cold[cls] ?? []);
+      return { class: cls, n: s.n, 'p50 ms': fmt(s.p50, 2), 'p99 ms': fmt(s.p99, 2), 'alone p50 ms': fmt(a.p50, 2), 'alone p99 ms': fmt(a.p99, 2), 'cold p50 ms': fmt(c.p50, 2), 'cold max ms': fmt(c.max, 2) };
+    }),
+  );
+  printTable(`slowest queries alone and cold at ${r.size.toLocaleString('en-US')} videos`, r.slowest.map((x) => ({ ms: fmt(x.ms, 2), class: x.cls, query: x.q })));
+}
+const largest = results[results.length - 1];
+const at = (n: number) => results.find((r) => r.size === n);
+const growth = at(100_000) && at(1_000_000) ? at(1_000_000)!.p50 / at(100_000)!.p50 : NaN;
+printSummary(`bench:media (${storeKind})`, [
+  ...results.map((r): [string, string] => [
+    `${r.size.toLocaleString('en-US')} videos`,
+    `generate+store ${Number.isNaN(r.generateS) ? 'reused' : `${r.generateS.toFixed(1)} s`}, index ${r.indexS.toFixed(1)} s, db ${r.dbMiB.toFixed(0)} MiB, heap ${r.heapMiB.toFixed(0)} MiB; p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.qps.toFixed(0)} queries/s (answered by: ${r.strategies})`,
+  ]),
+  ['target p50 <= 10 ms (largest)', `${largest.p50.toFixed(2)} ms: ${meets(largest.p50, 10)}`],
+  ['target p99 <= 50 ms (largest)', `${largest.p99.toFixed(2)} ms: ${meets(largest.p99, 50)}`],
+  ['target generate+index 1M <= 300 s', at(1_000_000) ? `${(at(1_000_000)!.generateS + at(1_000_000)!.indexS).toFixed(0)} s: ${meets(at(1_000_000)!.generateS + at(1_000_000)!.indexS, 300)}` : 'not measured'],
+  ['p50 growth 100k -> 1M (<= 2x)', Number.isFinite(growth) ? `${growth.toFixed(2)}x: ${meets(growth, 2)}` : 'not measured'],
+]);

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { IamService } from '../../platform/iam/iamService.ts';
+import type { Quota } from '../../platform/quota/quota.ts';
+import type { Store } from '../../platform/store/store.ts';
+import { type CheckKey, MediaAccess } from './access.ts';
+import { CURATED_TOPICS, createMediaCatalog, parseQuery } from './catalog/index.ts';
+import type { MediaCatalog, MediaSearchEngine } from './catalog/types.ts';
+import { DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME } from './names.ts';
+import { registerMediaRoutes } from './plugin.ts';
+import { MediaService } from './service.ts';
+
+export { DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME } from './names.ts';
+
+export interface MediaOptions {
+  /** Path prefix of the routes (`{prefix}/v3/search`); default `/youtube`; `''` mounts them at `/v3/...`. */
+  pathPrefix?: string;
+  /** The service name API-key `apiTargets` and error metadata use; default `youtube.googleapis.com`. */
+  serviceName?: string;
+}
+
+/** What the media service gives the rest of cloudtwin. */
+export interface Media {
+  service: MediaService;
+  catalog: MediaCatalog;
+  engine: MediaSearchEngine;
+  serviceName: string;
+  pathPrefix: string;
+  close(): Promise<void>;
+}
+
+/** Checks a path prefix: empty, or `/segment(/segment)*` of URL-safe characters (no `.` or `..` segment) without a trailing slash. */
+export function checkPathPrefix(prefix: string): string {
+  if (prefix !== '' && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix) || /\/\.+(\/|$)/.test(prefix))) throw new Error(`invalid media path prefix '${prefix}': use '' or '/name(/name)*'`);
+  return prefix;
+}
+
+/** Checks a service name: a DNS-like name such as `youtube.googleapis.com`. */
+export function checkServiceName(name: string): string {
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(name) || name.length > 253) throw new Error(`invalid media service name '${name}': use a DNS name such as youtube.googleapis.com`);
+  return name;
+}
+
+/** Builds the media catalogue, its engine and the HTTP service on `app`. */
+export function createMedia(
+  app: FastifyInstance,
+  d: { store: Store; iam: IamService; quota: Quota; checkKey: CheckKey; options?: MediaOptions; catalog?: { catalog: MediaCatalog; engine: MediaSearchEngine; close(): Promise<void> } },
+): Media {
+  const pathPrefix = checkPathPrefix(d.options?.pathPrefix ?? DEFAULT_PATH_PREFIX);
+  const serviceName = checkServiceName(d.options?.serviceName ?? DEFAULT_SERVICE_NAME);
+  const media = d.catalog ?? createMediaCatalog(d.store);
+  const access = new MediaAccess({ checkKey: d.checkKey, iam: d.iam, serviceName });
+  const service = new MediaService({ access, quota: d.quota, catalog: media.catalog, engine: media.engine, topics: CURATED_TOPICS, parseQuery });
+  registerMediaRoutes({ app, service, prefix: pathPrefix, serviceName });
+  return { service, catalog: media.catalog, engine: media.engine, serviceName, pathPrefix, close: () => media.close() };
+}

@@ -1,0 +1,174 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../platform/store/schema.ts';
+import { type CatalogVersion, type MediaTable, readVersion } from '../catalog/repository.ts';
+import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult } from '../catalog/types.ts';
+import { buildChampions, evaluate, staticScores } from './evaluate.ts';
+import { type IndexRow, KIND_NAME, SearchIndex } from './index.ts';
+import { loadSnapshot, saveSnapshot } from './snapshot.ts';
+
+const LOAD_PAGE = 5000;
+const TABLES: [MediaKind, MediaTable][] = [
+  ['channel', 'media_channels'],
+  ['video', 'media_videos'],
+  ['playlist', 'media_playlists'],
+];
+
+/**
+ * The search engine: an in-memory index (search/index.ts) loaded from the store and kept in
+ * step with it. Before each search it reads the catalogue's version (one small query); rows
+ * written since (by this or another process) are loaded by their change sequence, and a
+ * wiped catalogue (new epoch, lower sequence) is loaded again from scratch. Concurrent
+ * searches share one refresh.
+ */
+export class MediaSearch implements MediaSearchEngine {
+  readonly #db: Kysely<Database>;
+  #index = new SearchIndex();
+  #version: CatalogVersion = { epoch: 0, seq: 0 };
+  #refreshing: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #onProgress: ((loaded: number) => void) | undefined;
+  readonly #snapshotFile: Promise<string | undefined>;
+  #snapshotTried = false;
+  #saving: Promise<void> = Promise.resolve();
+  /** How the index was last brought up: from the store (`built`, `caught up` with changes) or a snapshot. */
+  readonly stats = { snapshotLoads: 0, snapshotSaves: 0, fullBuilds: 0, rowsLoaded: 0 };
+
+  /**
+   * `snapshotFile`: where to keep a snapshot of the index (search/snapshot.ts) so a restart
+   * loads it instead of building the index from every row; saved after each full build.
+   */
+  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined> } = {}) {
+    this.#db = db;
+    this.#onProgress = opts.onProgress;
+    this.#snapshotFile = Promise.resolve(opts.snapshotFile).catch(() => undefined);
+  }
+
+  /** Waits for a snapshot being saved (tests, shutdown). */
+  saved(): Promise<void> {
+    return this.#saving;
+  }
+
+  /** Documents in the index (live ones). */
+  get size(): number {
+    return this.#index.live;
+  }
+
+  /** The current index (benchmarks time `evaluate` on it alone). */
+  get index(): SearchIndex {
+    return this.#index;
+  }
+
+  /** Brings the index up to the store's current version. */
+  refresh(): Promise<void> {
+    // A refresh under way may have read the version before the caller's latest write: the caller
+    // waits for one more refresh after it (shared by everyone who arrives meanwhile).
+    if (this.#refreshing) return (this.#queued ??= this.#refreshing.then(() => {
+      this.#queued = undefined;
+      return this.refresh();
+    }));
+    this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
+    return this.#refreshing;
+  }
+
+  async #refresh(): Promise<void> {
+    const v = await readVersion(this.#db);
+    if (v.epoch === this.#version.epoch && v.seq === this.#version.seq) return;
+    // the index is not changed while a snapshot of it is being written
+    await this.#saving;
+    const snapshotFile = await this.#snapshotFile;
+    if (snapshotFile && !this.#snapshotTried && this.#version.epoch === 0 && v.epoch !== 0) {
+      this.#snapshotTried = true;
+      const snap = await loadSnapshot(snapshotFile, v);
+      if (snap) {
+        snap.index.staticScore = staticScores(snap.index);
+        buildChampions(snap.index);
+        this.#index = snap.index;
+        this.#version = snap.version;
+        this.stats.snapshotLoads++;
+        if (v.seq === snap.version.seq) return;
+      }
+    }
+    let index = this.#index;
+    let from = this.#version.seq;
+    if (v.epoch !== this.#version.epoch || v.seq < this.#version.seq) {
+      index = new SearchIndex();
+      from = 0;
+    }
+    let loaded = 0;
+    for (const [kind, table] of TABLES) {
+      let lastSeq = from;
+      let lastId = '';
+      for (;;) {
+        const rows = await this.#db
+          .selectFrom(table)
+          .select(['id', 'seq', 'channel_id', 'published_at', 'title', 'description', 'search_text', 'attrs'])
+          .where('seq', '<=', v.seq)
+          // row-value comparison: both stores walk the (seq, id) index page by page
+          .where((eb) => eb(eb.refTuple('seq', 'id'), '>', eb.tuple(lastSeq, lastId)))
+          .orderBy('seq')
+          .orderBy('id')
+          .limit(LOAD_PAGE)
+          .execute();
+        for (const r of rows) index.upsert(kind, r as IndexRow);
+        loaded += rows.length;
+        this.stats.rowsLoaded += rows.length;
+        this.#onProgress?.(loaded);
+        if (rows.length < LOAD_PAGE) break;
+        lastSeq = Number(rows[rows.length - 1].seq);
+        lastId = rows[rows.length - 1].id;
+      }
+    }
+    if (from === 0) index.trim();
+    index.staticScore = staticScores(index);
+    index.orderings.clear();
+    index.clearPhrases();
+    buildChampions(index);
+    this.#index = index;
+    this.#version = v;
+    if (from === 0) {
+      this.stats.fullBuilds++;
+      if (snapshotFile) {
+        const file = snapshotFile;
+        // in the background: searches go on (the next change waits for it, see above); a failure only costs the next start a build
+        this.#saving = saveSnapshot(file, index, v).then(
+          () => void this.stats.snapshotSaves++,
+          () => {},
+        );
+      }
+    }
+  }
+
+  async search(q: SearchQuery): Promise<SearchResult> {
+    await this.refresh();
+    const index = this.#index;
+    const ranked = evaluate(index, q);
+    const picked = ranked.docs.map((d) => ({
+      kind: KIND_NAME[index.kind[d]],
+      id: index.ids[d],
+      publishedAt: index.published[d],
+      channelId: index.channelIds[index.channel[d]],
+      channelTitle: index.channelTitles[index.channel[d]],
+      live: index.liveState[d],
+    }));
+    const text = new Map<string, { title: string; description: string }>();
+    for (const [kind, table] of TABLES) {
+      const ids = picked.filter((p) => p.kind === kind).map((p) => p.id);
+      if (!ids.length) continue;
+      for (const r of await this.#db.selectFrom(table).select(['id', 'title', 'description']).where('id', 'in', ids).execute()) text.set(`${kind}:${r.id}`, r);
+    }
+    const hits: SearchHit[] = picked.map((p) => {
+      const t = text.get(`${p.kind}:${p.id}`);
+      return {
+        kind: p.kind,
+        id: p.id,
+        publishedAt: p.publishedAt,
+        channelId: p.channelId,
+        channelTitle: p.channelTitle,
+        title: t?.title ?? '',
+        description: t?.description ?? '',
+        liveBroadcastContent: p.live === 1 ? 'live' : p.live === 2 ? 'upcoming' : 'none',
+      };
+    });
+    return { hits, totalResults: ranked.total, hasMore: ranked.hasMore };
+  }
+}

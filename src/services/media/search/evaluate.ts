@@ -1,0 +1,727 @@
+import { FLAG } from '../catalog/format.ts';
+import type { QueryAtom, SearchQuery } from '../catalog/types.ts';
+import { type Champion, KIND_CODE, type Postings, type SearchIndex } from './index.ts';
+
+/**
+ * Evaluates a search against the index: candidate documents come from the smallest required
+ * posting list (a query clause, the channel, the topic) or, without any, from every document;
+ * the other lists are checked by galloping cursors, scalar filters by the typed columns, and a
+ * bounded heap keeps the best `offset + limit` (top-k: a term matching half of the catalogue
+ * costs one pass over its postings, never a sort of them). Ties are broken by id, so the order
+ * is total and paging by offset visits every result once.
+ */
+
+const K1 = 1.2;
+const B = 0.75;
+const EARTH_RADIUS_M = 6_371_008.8;
+const DAY_MS = 86_400_000;
+/** Relevance blend: BM25 of the query + popularity + freshness (relative to the newest entry, so results do not drift with the wall clock). */
+const POPULARITY_WEIGHT = 1.2;
+const FRESHNESS_WEIGHT = 0.8;
+const FRESHNESS_DAYS = 365;
+const LANGUAGE_BOOST = 1.3;
+
+export interface Ranked {
+  docs: number[];
+  total: number;
+  hasMore: boolean;
+}
+
+interface List {
+  docs: Int32Array;
+  tf: Uint8Array | undefined;
+  n: number;
+  idf: number;
+  pos: number;
+}
+/** A required set: a document qualifies when any of its lists holds it. `scored` for query clauses. */
+interface Requirement {
+  lists: List[];
+  size: number;
+  scored: boolean;
+  /** Already checked by `match` from the document's columns (kind, live state, geotag): a source of candidates only. */
+  implied?: boolean;
+}
+
+function list(p: { docs: Int32Array; tf?: Uint8Array; n: number }, idf: number, scored: boolean): List {
+  return { docs: p.docs, tf: scored ? p.tf : undefined, n: p.n, idf, pos: 0 };
+}
+
+/** First position >= `from` whose document is >= target (galloping then binary search). */
+function advance(docs: Int32Array, n: number, from: number, target: number): number {
+  if (from >= n || docs[from] >= target) return from;
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < n && docs[hi] < target) {
+    lo = hi;
+    step <<= 1;
+    hi = lo + step;
+  }
+  if (hi > n) hi = n;
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+function idfOf(index: SearchIndex, df: number): number {
+  const N = Math.max(index.live, df);
+  return Math.log(1 + (N - df + 0.5) / (df + 0.5));
+}
+
+/** Documents holding the phrase (all its words, adjacent, in order), ascending (remembered by the index until it changes). */
+function phraseDocs(index: SearchIndex, atom: QueryAtom): Int32Array {
+  const ids = index.termIds(atom.words);
+  if (!ids) return new Int32Array(0);
+  const key = ids.join(' ');
+  const cached = index.phrases.get(key);
+  if (cached) {
+    // most recently used last
+    index.phrases.delete(key);
+    index.phrases.set(key, cached);
+    return cached;
+  }
+  const lists = ids.map((t) => index.postings[t]).sort((a, b) => a.n - b.n);
+  const driver = lists[0];
+  const pos = new Array<number>(lists.length).fill(0);
+  let out = new Int32Array(Math.min(driver.n, 1024));
+  let n = 0;
+  outer: for (let i = 0; i < driver.n; i++) {
+    const d = driver.docs[i];
+    for (let j = 1; j < lists.length; j++) {
+      pos[j] = advance(lists[j].docs, lists[j].n, pos[j], d);
+      if (pos[j] >= lists[j].n) break outer;
+      if (lists[j].docs[pos[j]] !== d) continue outer;
+    }
+    if (index.hasSequence(d, ids)) {
+      if (n === out.length) {
+        const grown = new Int32Array(Math.min(driver.n, n * 2));
+        grown.set(out);
+        out = grown;
+      }
+      out[n++] = d;
+    }
+  }
+  const docs = out.slice(0, n);
+  index.rememberPhrase(key, docs);
+  return docs;
+}
+
+function atomList(index: SearchIndex, atom: QueryAtom, scored: boolean): List | undefined {
+  if (atom.words.length === 1) {
+    const p = index.termPostings(atom.words[0]);
+    return p && p.n ? list(p, idfOf(index, p.n), scored) : undefined;
+  }
+  const docs = phraseDocs(index, atom);
+  if (!docs.length) return undefined;
+  // A phrase scores as one rare term: idf of its documents, term frequency 1 (weighted like a title hit).
+  return { docs, tf: scored ? phraseTf(docs.length) : undefined, n: docs.length, idf: idfOf(index, docs.length) * Math.min(2, atom.words.length), pos: 0 };
+}
+
+/** Term frequencies of a phrase's documents: all 3 (a title hit), shared read-only by every phrase (never written). */
+let PHRASE_TF = new Uint8Array(0);
+function phraseTf(n: number): Uint8Array {
+  if (PHRASE_TF.length < n) PHRASE_TF = new Uint8Array(Math.max(n, PHRASE_TF.length * 2)).fill(3);
+  return PHRASE_TF;
+}
+
+/** The sorted union of sorted document lists. */
+function unionOf(lists: { docs: Int32Array; n: number }[]): List {
+  let acc = lists[0].docs.subarray(0, lists[0].n);
+  for (let k = 1; k < lists.length; k++) {
+    const b = lists[k].docs;
+    const bn = lists[k].n;
+    const out = new Int32Array(acc.length + bn);
+    let i = 0;
+    let j = 0;
+    let o = 0;
+    while (i < acc.length && j < bn) {
+      const x = acc[i];
+      const y = b[j];
+      if (x < y) (out[o++] = x), i++;
+      else if (y < x) (out[o++] = y), j++;
+      else (out[o++] = x), i++, j++;
+    }
+    while (i < acc.length) out[o++] = acc[i++];
+    while (j < bn) out[o++] = b[j++];
+    acc = out.subarray(0, o);
+  }
+  return { docs: acc, tf: undefined, n: acc.length, idf: 0, pos: 0 };
+}
+
+/** How many searches each strategy answered (tests and benchmarks look at it). */
+export const strategyStats = { champions: 0, walk: 0, scan: 0 };
+
+const EMPTY: Ranked = { docs: [], total: 0, hasMore: false };
+
+export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
+  // The HTTP side validates paging; bounded here too, so no caller can ask for a huge heap.
+  const maxReachable = Math.max(0, Math.min(10_000, Math.floor(query.maxReachable) || 0));
+  const q: SearchQuery = { ...query, offset: Math.max(0, Math.min(maxReachable, Math.floor(query.offset) || 0)), limit: Math.max(0, Math.min(1000, Math.floor(query.limit) || 0)), maxReachable };
+  const reach = Math.max(0, Math.min(q.offset + q.limit, q.maxReachable));
+  // --- what a document must be
+  let kindMask = 0;
+  for (const t of q.types) if (Object.hasOwn(KIND_CODE, t)) kindMask |= 1 << KIND_CODE[t];
+  const videoFilter =
+    q.eventType !== undefined ||
+    q.location !== undefined ||
+    q.videoCaption !== undefined ||
+    q.videoCategoryId !== undefined ||
+    q.videoDefinition !== undefined ||
+    q.videoDimension !== undefined ||
+    q.videoDuration !== undefined ||
+    q.videoEmbeddable !== undefined ||
+    q.videoLicense !== undefined ||
+    q.videoPaidProductPlacement !== undefined ||
+    q.videoSyndicated !== undefined ||
+    q.videoType !== undefined ||
+    q.ownerChannelIds !== undefined ||
+    q.developerProjectNumber !== undefined;
+  if (videoFilter) kindMask &= 1 << KIND_CODE.video;
+  if (!kindMask) return EMPTY;
+
+  let flagMask = 0;
+  let flagValue = 0;
+  const flag = (bit: number, on: boolean) => {
+    flagMask |= bit;
+    if (on) flagValue |= bit;
+  };
+  if (q.videoCaption) flag(FLAG.caption, q.videoCaption === 'closedCaption');
+  if (q.videoDefinition) flag(FLAG.hd, q.videoDefinition === 'high');
+  if (q.videoDimension) flag(FLAG.threeD, q.videoDimension === '3d');
+  if (q.videoEmbeddable) flag(FLAG.embeddable, true);
+  if (q.videoLicense) flag(FLAG.creativeCommon, q.videoLicense === 'creativeCommon');
+  if (q.videoPaidProductPlacement) flag(FLAG.paidPlacement, true);
+  if (q.videoSyndicated) flag(FLAG.syndicated, true);
+  const minDuration = q.videoDuration === 'medium' ? 240 : q.videoDuration === 'long' ? 1201 : 0;
+  const maxDuration = q.videoDuration === 'short' ? 239 : q.videoDuration === 'medium' ? 1200 : Infinity;
+  const videoType = q.videoType === 'episode' ? 1 : q.videoType === 'movie' ? 2 : 0;
+  const liveState = q.eventType === 'live' ? 1 : q.eventType === 'upcoming' ? 2 : q.eventType === 'completed' ? 3 : 0;
+  let category = 0;
+  if (q.videoCategoryId !== undefined && (category = index.categories.find(q.videoCategoryId)) <= 0) return EMPTY;
+  let developer = 0;
+  if (q.developerProjectNumber !== undefined && (developer = index.developers.find(q.developerProjectNumber)) <= 0) return EMPTY;
+  const after = q.publishedAfter ?? -Infinity;
+  const before = q.publishedBefore ?? Infinity;
+  const maxRating = q.safeSearch === 'strict' ? 0 : q.safeSearch === 'moderate' ? 1 : 2;
+  const show = q.channelType === 'show';
+  const region = q.regionCode;
+  const regionOk = new Map<number, boolean>();
+  const inRegionList = (l: number) => {
+    let ok = regionOk.get(l);
+    if (ok === undefined) regionOk.set(l, (ok = index.regionSet(l).has(region!)));
+    return ok;
+  };
+  const loc = q.location;
+  const locLat = loc ? (loc.lat * Math.PI) / 180 : 0;
+  const locLng = loc ? (loc.lng * Math.PI) / 180 : 0;
+  const cosLocLat = Math.cos(locLat);
+  const maxAngle = loc ? loc.radiusMeters / EARTH_RADIUS_M : 0;
+  const language = q.relevanceLanguage ? index.languages.find(q.relevanceLanguage.toLowerCase().split('-')[0]) : -1;
+
+  // --- required sets
+  const required: Requirement[] = [];
+  const textClauses: { atoms: { champ: Champion | undefined; list: List; maxBm25: number }[] }[] = [];
+  for (const clause of q.q?.clauses ?? []) {
+    const lists: List[] = [];
+    const atoms: { champ: Champion | undefined; list: List; maxBm25: number }[] = [];
+    for (const alt of clause.alternatives) {
+      const l = atomList(index, alt, true);
+      if (!l) continue;
+      lists.push(l);
+      // a frequent term's (or a remembered frequent phrase's) champion list
+      // (a phrase's only when it could prove the page: it holds more than the deepest result asked for; else its whole list, also exact)
+      const champ = alt.words.length === 1 ? index.champions.get(alt.words[0]) : reach < CHAMPIONS ? phraseChampion(index, index.termIds(alt.words)!.join(' '), l) : undefined;
+      atoms.push({ champ, list: l, maxBm25: champ?.maxBm25 ?? l.idf * (K1 + 1) });
+    }
+    if (!lists.length) return EMPTY;
+    required.push({ lists, size: lists.reduce((s, l) => s + l.n, 0), scored: true });
+    textClauses.push({ atoms });
+  }
+  if (q.channelId !== undefined) {
+    const c = index.findChannel(q.channelId);
+    if (c < 0) return EMPTY;
+    required.push({ lists: [list(index.channelDocs[c], 0, false)], size: index.channelDocs[c].n, scored: false });
+  }
+  if (q.ownerChannelIds !== undefined) {
+    const lists = q.ownerChannelIds.map((id) => index.findChannel(id)).filter((c) => c >= 0).map((c) => index.channelDocs[c]);
+    if (!lists.length) return EMPTY;
+    const u = lists.length === 1 ? list(lists[0], 0, false) : unionOf(lists);
+    required.push({ lists: [u], size: u.n, scored: false });
+  }
+  if (q.topicId !== undefined) {
+    const p = index.topics.get(q.topicId);
+    if (!p) return EMPTY;
+    required.push({ lists: [list(p, 0, false)], size: p.n, scored: false });
+  }
+  const excluded: List[] = [];
+  for (const atom of q.q?.excluded ?? []) {
+    const l = atomList(index, atom, false);
+    if (l) excluded.push(l);
+  }
+
+  // Selective filters with their own lists also propose candidates.
+  if (liveState) required.push({ lists: [list(index.liveDocs[liveState], 0, false)], size: index.liveDocs[liveState].n, scored: false, implied: true });
+  if (loc) required.push({ lists: [list(index.geoDocs, 0, false)], size: index.geoDocs.n, scored: false, implied: true });
+  if ((kindMask & (kindMask - 1)) === 0) {
+    const k = Math.log2(kindMask);
+    required.push({ lists: [list(index.kindDocs[k], 0, false)], size: index.kindDocs[k].n, scored: false, implied: true });
+  }
+
+  // --- candidates: the smallest required set, else every document. Its size (for an OR, the sum
+  // of its lists) chooses the strategy; the union itself is only made when every candidate is scored.
+  let driverN = index.n;
+  let driverReq: Requirement | undefined;
+  if (required.length) {
+    let best = required[0];
+    for (const r of required) if (r.size < best.size) best = r;
+    driverN = best.size;
+    driverReq = best;
+  }
+
+  const order = q.order;
+  const scoring = order === 'relevance';
+  const avgLen = index.averageLength;
+  const { alive, kind, published, flags, duration, rating, channel, channelShow } = index;
+
+  /** The document's BM25 when it passes every filter and requirement, else -1. `fresh`: candidates are not ascending (cursors restart). */
+  const match = (d: number, fresh: boolean): number => {
+    if (!alive[d] || !((1 << kind[d]) & kindMask)) return -1;
+    const p = published[d];
+    if (p < after || p > before) return -1;
+    if (rating[d] > maxRating) return -1;
+    if ((flags[d] & flagMask) !== flagValue) return -1;
+    if (show && channelShow[channel[d]] !== 1) return -1;
+    if (videoFilter) {
+      const dur = duration[d];
+      if (dur < minDuration || dur > maxDuration) return -1;
+      // A broadcast that is live or upcoming has no duration yet: no duration bucket holds it.
+      if (q.videoDuration && (index.liveState[d] === 1 || index.liveState[d] === 2)) return -1;
+      if (videoType && index.videoType[d] !== videoType) return -1;
+      if (liveState && index.liveState[d] !== liveState) return -1;
+      if (category && index.category[d] !== category) return -1;
+      if (developer && index.developer[d] !== developer) return -1;
+      if (loc) {
+        const lat = index.lat[d];
+        if (lat !== lat) return -1; // NaN: not geotagged
+        if (Math.abs(lat - locLat) > maxAngle) return -1;
+        const sLat = Math.sin((lat - locLat) / 2);
+        const sLng = Math.sin((index.lng[d] - locLng) / 2);
+        const h = sLat * sLat + Math.cos(lat) * cosLocLat * sLng * sLng;
+        if (2 * Math.asin(Math.min(1, Math.sqrt(h))) > maxAngle) return -1;
+      }
+    }
+    if (region !== undefined && kind[d] === 0) {
+      const a = index.allowed[d];
+      if (a >= 0 && !inRegionList(a)) return -1;
+      const b = index.blocked[d];
+      if (b >= 0 && inRegionList(b)) return -1;
+    }
+    let bm25 = 0;
+    for (let r = 0; r < required.length; r++) {
+      const req = required[r];
+      if (req.implied) continue;
+      let hit = false;
+      let best = 0;
+      for (const l of req.lists) {
+        l.pos = advance(l.docs, l.n, fresh ? 0 : l.pos, d);
+        if (l.pos < l.n && l.docs[l.pos] === d) {
+          hit = true;
+          if (scoring && req.scored && l.tf) {
+            const tf = l.tf[l.pos];
+            const s = (l.idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.docLen[d]) / avgLen));
+            if (s > best) best = s;
+          }
+        }
+      }
+      if (!hit) return -1;
+      bm25 += best;
+    }
+    for (const l of excluded) {
+      l.pos = advance(l.docs, l.n, fresh ? 0 : l.pos, d);
+      if (l.pos < l.n && l.docs[l.pos] === d) return -1;
+    }
+    return bm25;
+  };
+  // Title order: by each document's place in the title ordering when that is built (numbers compare
+  // faster than titles; the same order, see `ordering`), else by the titles themselves.
+  const titleRank = order === 'title' ? index.orderings.get(TITLE_RANK) : undefined;
+  const byTitle = order === 'title' && !titleRank;
+  const keyOf = (d: number, bm25: number): number => {
+    if (titleRank) return -titleRank[d];
+    if (order !== 'relevance') return orderKey(index, order, d);
+    return (bm25 + index.staticScore[d]) * (language > 0 && index.language[d] === language ? LANGUAGE_BOOST : 1);
+  };
+  const finish = (ranked: number[], total: number): Ranked => ({ docs: ranked.slice(q.offset, q.offset + q.limit), total, hasMore: q.offset + q.limit < Math.min(total, q.maxReachable) });
+
+  /**
+   * Candidates: one query clause's champion documents (a frequent term's top documents by its
+   * BM25 + popularity and freshness, see index.ts), scored in full. Exact when the best kept
+   * result beats what any other document could reach: that clause's champion threshold plus the
+   * other clauses' BM25 maxima. Else undefined (the caller scores every candidate).
+   */
+  let floor = -Infinity;
+  const fromChampions = (): Ranked | undefined => {
+    let best: { docs: Int32Array; n: number; bound: number; size: number } | undefined;
+    const maxes = textClauses.map((c) => Math.max(...c.atoms.map((a) => a.maxBm25)));
+    const sumMax = maxes.reduce((a, b) => a + b, 0);
+    textClauses.forEach((c, i) => {
+      let threshold = -Infinity;
+      const lists: { docs: Int32Array; n: number }[] = [];
+      let size = 0;
+      for (const a of c.atoms) {
+        const champ = a.champ;
+        if (champ) {
+          threshold = Math.max(threshold, champ.threshold);
+          lists.push({ docs: champ.docs, n: champ.docs.length });
+        } else lists.push({ docs: a.list.docs, n: a.list.n });
+        size += a.list.n;
+      }
+      const bound = threshold + sumMax - maxes[i];
+      if (!best || bound < best.bound) {
+        const u = lists.length === 1 ? lists[0] : unionOf(lists);
+        best = { docs: u.docs, n: u.n, bound, size };
+      }
+    });
+    if (!best) return undefined;
+    const maxBoost = language > 0 ? LANGUAGE_BOOST : 1;
+    const topK = new TopK(index, reach + 1, false);
+    let matched = 0;
+    for (let i = 0; i < best.n; i++) {
+      const d = best.docs[i];
+      const bm25 = match(d, true);
+      if (bm25 < 0) continue;
+      matched++;
+      topK.offer(d, keyOf(d, bm25));
+    }
+    const complete = best.bound === -Infinity;
+    if (!complete && !(topK.full && topK.worstKey > best.bound * maxBoost)) {
+      // Not provably exact, but the (reach + 1)-th result scores at least this: a floor for scoring every candidate.
+      if (topK.full) floor = topK.worstKey;
+      return undefined;
+    }
+    const total = complete ? matched : Math.max(matched, Math.round((matched * best.size) / Math.max(1, best.n)));
+    strategyStats.champions++;
+    return finish(topK.sorted().slice(0, reach), total);
+  };
+
+  // --- relevance with many candidates: champion lists (each frequent term's best documents by its own score + popularity)
+  if (scoring && driverN > ORDERED_SCAN_MIN && reach > 0 && textClauses.length) {
+    const r = fromChampions();
+    if (r) return r;
+    for (const req of required) for (const l of req.lists) l.pos = 0;
+    for (const l of excluded) l.pos = 0;
+  }
+
+  // --- many candidates: walk the documents in ranking order and stop early (top-k)
+  if (driverN > ORDERED_SCAN_MIN && reach > 0 && !(scoring && textClauses.length)) {
+    const perm = ordering(index, order);
+    // One more than needed: finding it proves there are more results.
+    const topK = new TopK(index, reach + 1, byTitle);
+    const exact = order !== 'relevance';
+    let maxBm25 = 0;
+    for (const r of required) if (r.scored) maxBm25 += Math.max(...r.lists.map((l) => l.idf)) * (K1 + 1);
+    const maxBoost = language > 0 ? LANGUAGE_BOOST : 1;
+    // Walking costs more per document than scoring a candidate list; past this budget, score the list instead (0: tests, walk to the end).
+    const budget = ORDERED_SCAN_MIN === 0 ? Infinity : ORDERED_SCAN_MIN + (driverN >> 3);
+    let matched = 0;
+    let i = 0;
+    for (; i < perm.length; i++) {
+      const d = perm[i];
+      if (topK.full) {
+        if (exact) break;
+        if ((maxBm25 + index.staticScore[d]) * maxBoost < topK.worstKey) break;
+      }
+      if (i > budget) break;
+      const bm25 = match(d, true);
+      if (bm25 < 0) continue;
+      matched++;
+      topK.offer(d, keyOf(d, bm25));
+    }
+    if (i <= budget || i === perm.length) {
+      // Stopped early: the total is estimated from the share of documents walked (the API's totalResults is approximate too).
+      const total = i >= perm.length ? matched : Math.max(matched, Math.round((matched * perm.length) / Math.max(1, i)));
+      strategyStats.walk++;
+      return finish(topK.sorted().slice(0, reach), total);
+    }
+    for (const r of required) for (const l of r.lists) l.pos = 0;
+    for (const l of excluded) l.pos = 0;
+  }
+
+  // --- few candidates (or a selective combination): score every candidate, exact total
+  let driver: Int32Array | undefined;
+  if (driverReq) {
+    const u = driverReq.lists.length === 1 ? driverReq.lists[0] : unionOf(driverReq.lists);
+    driver = u.docs;
+    driverN = u.n;
+  }
+  const topK = new TopK(index, reach, byTitle);
+  let total = 0;
+  // With a floor from the champion lists, a candidate whose best possible score (its BM25 for the
+  // driving term + every other clause at its maximum + popularity and freshness) is below the floor
+  // cannot make the results: skip it before the costlier checks. The total is then estimated.
+  const pl = floor > -Infinity && driverReq?.scored && driverReq.lists.length === 1 && driverReq.lists[0].tf ? driverReq.lists[0] : undefined;
+  let rest = 0;
+  if (pl) for (let r = 0; r < textClauses.length; r++) if (required[r] !== driverReq) rest += Math.max(...textClauses[r].atoms.map((a) => a.maxBm25));
+  const pruneBelow = floor / (language > 0 ? LANGUAGE_BOOST : 1) - rest;
+  let skipped = 0;
+  let checked = 0;
+  for (let i = 0; i < driverN; i++) {
+    const d = driver ? driver[i] : i;
+    if (pl) {
+      const tf = pl.tf![i];
+      if ((pl.idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.docLen[d]) / avgLen)) + index.staticScore[d] < pruneBelow) {
+        skipped++;
+        continue;
+      }
+      checked++;
+    }
+    const bm25 = match(d, false);
+    if (bm25 < 0) continue;
+    total++;
+    if (reach > 0) topK.offer(d, keyOf(d, bm25));
+  }
+  if (skipped) total += Math.round((skipped * total) / Math.max(1, checked));
+  strategyStats.scan++;
+  return finish(topK.sorted(), total);
+}
+
+/** Below this many candidates every candidate is scored; above it the ranking-order walk is tried first. */
+let ORDERED_SCAN_MIN = 20_000;
+
+/** Tests: force one strategy (0: always walk in ranking order, never falling back; Infinity: always score every candidate). */
+export function setOrderedScanThreshold(n: number): number {
+  const was = ORDERED_SCAN_MIN;
+  ORDERED_SCAN_MIN = n;
+  return was;
+}
+
+/** The ranking key of the exact orders (bigger ranks first; title order compares titles instead). */
+function orderKey(index: SearchIndex, order: SearchQuery['order'], d: number): number {
+  const kind = index.kind[d];
+  switch (order) {
+    case 'date':
+      return index.published[d];
+    case 'viewCount':
+      return kind === 0 && index.liveState[d] === 1 ? index.concurrent[d] : kind === 2 ? 0 : index.views[d];
+    case 'rating':
+      // Likes per view, smoothed so a handful of views cannot top the list; channels and playlists carry no rating.
+      return kind === 0 ? (index.likes[d] + 1) / (index.views[d] + 100) : -1;
+    case 'videoCount':
+      return kind === 1 ? index.count[d] : -1;
+    case 'relevance':
+      return index.staticScore[d];
+    default:
+      return 0;
+  }
+}
+
+/** `orderings` key of each document's place in the title ordering (built with it). */
+const TITLE_RANK = 'title rank';
+
+/** Every live document in the order's ranking order (relevance: by popularity + freshness), built once per catalogue version. */
+function ordering(index: SearchIndex, order: SearchQuery['order']): Int32Array {
+  let perm = index.orderings.get(order);
+  if (perm) return perm;
+  const docs: number[] = [];
+  const keys = new Float64Array(index.n);
+  for (let d = 0; d < index.n; d++) {
+    if (!index.alive[d]) continue;
+    docs.push(d);
+    keys[d] = orderKey(index, order, d);
+  }
+  const { ids, titles, kind } = index;
+  const byId = (a: number, b: number) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : kind[a] - kind[b]);
+  docs.sort(order === 'title' ? (a, b) => (titles[a] < titles[b] ? -1 : titles[a] > titles[b] ? 1 : byId(a, b)) : (a, b) => keys[b] - keys[a] || byId(a, b));
+  perm = Int32Array.from(docs);
+  index.orderings.set(order, perm);
+  if (order === 'title') {
+    const rank = new Int32Array(index.n);
+    for (let i = 0; i < perm.length; i++) rank[perm[i]] = i;
+    index.orderings.set(TITLE_RANK, rank);
+  }
+  return perm;
+}
+
+/** Terms in at least this many documents get a champion list. */
+let CHAMPION_MIN_DF = 2000;
+/** Documents per champion list: more than the deepest reachable result (about 500). */
+let CHAMPIONS = 1024;
+
+/** Tests: champion lists for smaller catalogues (takes effect at the next index refresh). */
+export function setChampionParameters(minDf: number, size: number): void {
+  CHAMPION_MIN_DF = minDf;
+  CHAMPIONS = size;
+}
+
+/**
+ * Champion lists ("top documents per term" of the IR textbooks): for every frequent term, its
+ * CHAMPIONS best documents by BM25 of that term alone plus popularity and freshness, the score
+ * of the last one (no other document of the term scores higher) and the term's highest BM25.
+ * Built after each refresh (static scores change with the catalogue).
+ */
+export function buildChampions(index: SearchIndex): void {
+  index.champions.clear();
+  const CHAMPION_MIN = Math.max(CHAMPION_MIN_DF, CHAMPIONS);
+  for (const [word, t] of index.terms) {
+    const p = index.postings[t];
+    if (p.n < CHAMPION_MIN) continue;
+    const champ = championOf(index, p.docs, p.tf, p.n, idfOf(index, p.n));
+    if (champ) index.champions.set(word, champ);
+  }
+}
+
+/** The champion list of a remembered phrase with many documents (made at its first use, dropped with it), else undefined. */
+function phraseChampion(index: SearchIndex, key: string, l: List): Champion | undefined {
+  if (l.n < Math.max(CHAMPION_MIN_DF, CHAMPIONS) || !l.tf || index.phrases.get(key) !== l.docs) return undefined;
+  let champ = index.phraseChampions.get(key);
+  if (!champ) {
+    champ = championOf(index, l.docs, l.tf, l.n, l.idf);
+    if (champ) index.phraseChampions.set(key, champ);
+  }
+  return champ;
+}
+
+let champScores = new Float64Array(0);
+/** The CHAMPIONS best documents of a posting list by BM25 + static score (a bounded min-heap), or undefined when all of them fit. */
+function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, idf: number): Champion | undefined {
+  const avgLen = index.averageLength;
+  if (champScores.length < CHAMPIONS) champScores = new Float64Array(CHAMPIONS);
+  const scores = champScores;
+  const docs = new Int32Array(CHAMPIONS);
+  let size = 0;
+  let maxBm25 = 0;
+  for (let i = 0; i < n; i++) {
+    const d = pdocs[i];
+    if (!index.alive[d]) continue;
+    const tf = ptf[i];
+    const bm25 = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.docLen[d]) / avgLen));
+    if (bm25 > maxBm25) maxBm25 = bm25;
+    const score = bm25 + index.staticScore[d];
+    if (size < CHAMPIONS) {
+      let j = size++;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (scores[parent] <= score) break;
+        scores[j] = scores[parent];
+        docs[j] = docs[parent];
+        j = parent;
+      }
+      scores[j] = score;
+      docs[j] = d;
+    } else if (score > scores[0]) {
+      let j = 0;
+      for (;;) {
+        const l = 2 * j + 1;
+        if (l >= size) break;
+        const c = l + 1 < size && scores[l + 1] < scores[l] ? l + 1 : l;
+        if (scores[c] >= score) break;
+        scores[j] = scores[c];
+        docs[j] = docs[c];
+        j = c;
+      }
+      scores[j] = score;
+      docs[j] = d;
+    }
+  }
+  if (size < CHAMPIONS) return undefined; // every document fits: no champion list needed
+  return { docs: docs.slice(0, size).sort(), threshold: scores[0], maxBm25 };
+}
+
+/** Popularity and freshness of each document, recomputed after the catalogue changes. */
+export function staticScores(index: SearchIndex): Float32Array<ArrayBuffer> {
+  const out = new Float32Array(index.capacity);
+  for (let d = 0; d < index.n; d++) {
+    const k = index.kind[d];
+    const pop = k === 0 ? Math.log10(1 + index.views[d]) / 7 : k === 1 ? Math.log10(1 + index.likes[d]) / 6 : Math.log10(1 + index.count[d]) / 6;
+    const age = Math.max(0, index.maxPublished - index.published[d]) / DAY_MS;
+    out[d] = POPULARITY_WEIGHT * pop + FRESHNESS_WEIGHT * Math.exp(-age / FRESHNESS_DAYS);
+  }
+  return out;
+}
+
+/** The best `k` documents seen: a heap whose root is the worst kept. */
+class TopK {
+  readonly #index: SearchIndex;
+  readonly #k: number;
+  readonly #byTitle: boolean;
+  readonly #docs: number[] = [];
+  readonly #keys: number[] = [];
+
+  constructor(index: SearchIndex, k: number, byTitle: boolean) {
+    this.#index = index;
+    this.#k = k;
+    this.#byTitle = byTitle;
+  }
+
+  /** Whether a ranks above b. */
+  #above(da: number, ka: number, db: number, kb: number): boolean {
+    if (this.#byTitle) {
+      const ta = this.#index.titles[da];
+      const tb = this.#index.titles[db];
+      if (ta !== tb) return ta < tb;
+    } else if (ka !== kb) return ka > kb;
+    const ia = this.#index.ids[da];
+    const ib = this.#index.ids[db];
+    if (ia !== ib) return ia < ib;
+    return this.#index.kind[da] < this.#index.kind[db];
+  }
+
+  get full(): boolean {
+    return this.#docs.length >= this.#k;
+  }
+  /** The key of the worst document kept (meaningful when full). */
+  get worstKey(): number {
+    return this.#keys[0];
+  }
+
+  offer(d: number, key: number): void {
+    const docs = this.#docs;
+    const keys = this.#keys;
+    if (docs.length < this.#k) {
+      let i = docs.length;
+      docs.push(d);
+      keys.push(key);
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.#above(docs[parent], keys[parent], docs[i], keys[i])) break;
+        this.#swap(i, parent);
+        i = parent;
+      }
+      return;
+    }
+    if (!this.#above(d, key, docs[0], keys[0])) return;
+    docs[0] = d;
+    keys[0] = key;
+    let i = 0;
+    const n = docs.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < n && this.#above(docs[worst], keys[worst], docs[l], keys[l])) worst = l;
+      if (r < n && this.#above(docs[worst], keys[worst], docs[r], keys[r])) worst = r;
+      if (worst === i) break;
+      this.#swap(i, worst);
+      i = worst;
+    }
+  }
+
+  #swap(i: number, j: number): void {
+    const d = this.#docs[i];
+    this.#docs[i] = this.#docs[j];
+    this.#docs[j] = d;
+    const k = this.#keys[i];
+    this.#keys[i] = this.#keys[j];
+    this.#keys[j] = k;
+  }
+
+  sorted(): number[] {
+    const idx = this.#docs.map((_, i) => i);
+    idx.sort((a, b) => (this.#above(this.#docs[a], this.#keys[a], this.#docs[b], this.#keys[b]) ? -1 : 1));
+    return idx.map((i) => this.#docs[i]);
+  }
+}

@@ -1,0 +1,479 @@
+import { FLAG, type Attrs } from '../catalog/format.ts';
+import type { MediaKind } from '../catalog/types.ts';
+import { words } from './text.ts';
+import type { MediaRow } from '../../../platform/store/schema.ts';
+
+/**
+ * The in-memory search index: one document per searchable catalogue entry (videos, channels
+ * and playlists share one numbering), columns of filterable attributes in typed arrays, and an
+ * inverted index (term -> ascending document numbers with weighted term frequencies) plus each
+ * document's token sequence for phrase checks. Documents are only appended; a changed entry
+ * gets a new number and the old one is marked dead, so postings stay sorted.
+ */
+
+export const KIND_CODE: Record<MediaKind, number> = { video: 0, channel: 1, playlist: 2 };
+export const KIND_NAME: MediaKind[] = ['video', 'channel', 'playlist'];
+
+/** Weight of a title occurrence in the term frequency (other fields count 1). */
+const TITLE_WEIGHT = 3;
+/** Words of the description that are indexed (the rest are not searchable). */
+const DESCRIPTION_WORDS = 48;
+const FIELD_BREAK = -1;
+/** Bounds of the phrase cache: phrases, and document numbers over all of them (4 bytes each). */
+const PHRASE_CACHE_ENTRIES = 512;
+const PHRASE_CACHE_INTS = 8 << 20;
+
+/** What the index reads of a catalogue row. */
+export type IndexRow = Omit<MediaRow, 'seq'>;
+
+export class Postings {
+  docs: Int32Array;
+  tf: Uint8Array;
+  n = 0;
+  constructor(capacity = 4) {
+    this.docs = new Int32Array(capacity);
+    this.tf = new Uint8Array(capacity);
+  }
+  push(doc: number, tf: number): void {
+    if (this.n === this.docs.length) {
+      const docs = new Int32Array(this.n * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const t = new Uint8Array(this.n * 2);
+      t.set(this.tf);
+      this.tf = t;
+    }
+    this.docs[this.n] = doc;
+    this.tf[this.n++] = tf > 255 ? 255 : tf;
+  }
+  /** Gives back the spare capacity (after a bulk load). */
+  trim(): void {
+    if (this.docs.length > this.n + 8) {
+      this.docs = this.docs.slice(0, this.n);
+      this.tf = this.tf.slice(0, this.n);
+    }
+  }
+}
+
+/** Interns strings to small integers (categories, languages, region lists, projects). */
+class Interner {
+  readonly values: string[] = [''];
+  readonly #ids = new Map<string, number>([['', 0]]);
+  id(v: string | null | undefined): number {
+    if (!v) return 0;
+    let id = this.#ids.get(v);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(v);
+      this.#ids.set(v, id);
+    }
+    return id;
+  }
+  find(v: string): number {
+    return this.#ids.get(v) ?? -1;
+  }
+  /** Takes the values of a saved interner (see `SearchIndex.restore`). */
+  restore(values: string[]): void {
+    for (let i = 1; i < values.length; i++) this.id(values[i]);
+  }
+}
+
+/** The per-document columns (typed arrays indexed by document number). */
+const COLUMNS = [
+  'kind', 'alive', 'flags', 'published', 'channel', 'duration', 'category', 'videoType', 'liveState', 'concurrent', 'lat', 'lng',
+  'allowed', 'blocked', 'rating', 'views', 'likes', 'language', 'developer', 'count', 'docLen', 'tokStart',
+] as const;
+export type Column = (typeof COLUMNS)[number];
+
+/** A term's (or phrase's) best documents by its BM25 + popularity and freshness, ascending; the last one's score; its highest BM25. */
+export interface Champion {
+  docs: Int32Array;
+  threshold: number;
+  maxBm25: number;
+}
+
+/** What a snapshot holds (see `SearchIndex.state`). */
+export interface IndexState {
+  scalars: { n: number; live: number; tokenCount: number; totalLen: number; maxPublished: number };
+  columns: Record<string, ArrayBufferView>;
+  tokens: Int32Array;
+  strings: Record<'ids' | 'titles' | 'terms' | 'topics' | 'channelIds' | 'channelTitles' | 'categories' | 'languages' | 'regionLists' | 'developers', string[]>;
+  channelShow: number[];
+  lists: Record<'postings' | 'topics' | 'kindDocs' | 'liveDocs' | 'geoDocs' | 'channelDocs', Postings[]>;
+}
+
+export class SearchIndex {
+  n = 0;
+  live = 0;
+  capacity = 0;
+  kind = new Uint8Array(0);
+  alive = new Uint8Array(0);
+  flags = new Uint16Array(0);
+  published = new Float64Array(0);
+  channel = new Int32Array(0);
+  duration = new Int32Array(0);
+  category = new Int32Array(0);
+  videoType = new Uint8Array(0);
+  liveState = new Uint8Array(0);
+  concurrent = new Float64Array(0);
+  lat = new Float64Array(0);
+  lng = new Float64Array(0);
+  allowed = new Int32Array(0);
+  blocked = new Int32Array(0);
+  rating = new Uint8Array(0);
+  views = new Float64Array(0);
+  likes = new Float64Array(0);
+  language = new Int32Array(0);
+  developer = new Int32Array(0);
+  count = new Float64Array(0);
+  docLen = new Uint16Array(0);
+  tokStart = new Int32Array(0);
+  /** Popularity + freshness per document (see evaluate.ts `staticScores`), set after each refresh. */
+  staticScore = new Float32Array(0);
+  ids: string[] = [];
+  titles: string[] = [];
+
+  tokens = new Int32Array(1 << 16);
+  tokenCount = 0;
+  totalLen = 0;
+  maxPublished = 0;
+
+  readonly terms = new Map<string, number>();
+  readonly postings: Postings[] = [];
+  readonly topics = new Map<string, Postings>();
+  /** Documents by kind (video, channel, playlist), by live state (1 live, 2 upcoming, 3 completed), and geotagged ones: candidate lists for selective filters. */
+  readonly kindDocs = [new Postings(), new Postings(), new Postings()];
+  readonly liveDocs = [new Postings(), new Postings(), new Postings(), new Postings()];
+  geoDocs = new Postings();
+  /** Documents in ranking order per `order` (built on demand by evaluate.ts, dropped on any change). */
+  readonly orderings = new Map<string, Int32Array>();
+  /**
+   * Documents of recent phrases (their words' ids joined by spaces -> ascending documents), least
+   * recently used first: a phrase of frequent words costs an intersection of long lists and a
+   * check of each document's tokens, so a phrase asked again (the next page, another order, the
+   * same query from another caller) reuses it. Dropped on any change, like `orderings`.
+   */
+  readonly phrases = new Map<string, Int32Array>();
+  /** Champion lists of remembered phrases with many documents (see evaluate.ts `phraseChampion`), same keys. */
+  readonly phraseChampions = new Map<string, Champion>();
+  phraseInts = 0;
+  /** Champion lists of frequent terms (see evaluate.ts `buildChampions`), rebuilt after each refresh. */
+  readonly champions = new Map<string, Champion>();
+  /** Channel number -> documents of the channel (its videos, playlists and itself). */
+  readonly channelDocs: Postings[] = [];
+  readonly channelIds: string[] = [];
+  readonly channelTitles: string[] = [];
+  readonly channelShow: number[] = [];
+  readonly #channelNumbers = new Map<string, number>();
+  readonly #docOf: Map<string, number>[] = [new Map(), new Map(), new Map()];
+  /** Scratch for term frequencies while adding a document: per term, the document it was last counted for and its count. */
+  #lastDoc = new Int32Array(1024).fill(-1);
+  #tfScratch = new Uint16Array(1024);
+  readonly #docTerms: number[] = [];
+  readonly categories = new Interner();
+  readonly languages = new Interner();
+  readonly regionLists = new Interner();
+  readonly developers = new Interner();
+  /** Region list number -> its codes (built on demand). */
+  readonly #regionSets: (Set<string> | undefined)[] = [];
+
+  channelNumber(id: string): number {
+    let c = this.#channelNumbers.get(id);
+    if (c === undefined) {
+      c = this.channelIds.length;
+      this.channelIds.push(id);
+      this.channelTitles.push('');
+      this.channelShow.push(0);
+      this.channelDocs.push(new Postings(2));
+      this.#channelNumbers.set(id, c);
+    }
+    return c;
+  }
+  findChannel(id: string): number {
+    return this.#channelNumbers.get(id) ?? -1;
+  }
+  regionSet(list: number): Set<string> {
+    let s = this.#regionSets[list];
+    if (!s) this.#regionSets[list] = s = new Set(this.regionLists.values[list].split(' '));
+    return s;
+  }
+
+  #grow(min: number): void {
+    const cap = Math.max(1024, this.capacity * 2, min);
+    const grow = <T extends Uint8Array | Uint16Array | Int32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as any)(cap) as T;
+      b.set(a as any);
+      return b;
+    };
+    this.kind = grow(this.kind);
+    this.alive = grow(this.alive);
+    this.flags = grow(this.flags);
+    this.published = grow(this.published);
+    this.channel = grow(this.channel);
+    this.duration = grow(this.duration);
+    this.category = grow(this.category);
+    this.videoType = grow(this.videoType);
+    this.liveState = grow(this.liveState);
+    this.concurrent = grow(this.concurrent);
+    this.lat = grow(this.lat);
+    this.lng = grow(this.lng);
+    this.allowed = grow(this.allowed);
+    this.blocked = grow(this.blocked);
+    this.rating = grow(this.rating);
+    this.views = grow(this.views);
+    this.likes = grow(this.likes);
+    this.language = grow(this.language);
+    this.developer = grow(this.developer);
+    this.count = grow(this.count);
+    this.docLen = grow(this.docLen);
+    this.tokStart = grow(this.tokStart);
+    this.capacity = cap;
+  }
+
+  #pushToken(t: number): void {
+    if (this.tokenCount === this.tokens.length) {
+      const b = new Int32Array(this.tokens.length * 2);
+      b.set(this.tokens);
+      this.tokens = b;
+    }
+    this.tokens[this.tokenCount++] = t;
+  }
+
+  #termId(word: string): number {
+    let t = this.terms.get(word);
+    if (t === undefined) {
+      t = this.postings.length;
+      this.terms.set(word, t);
+      this.postings.push(new Postings(2));
+      if (t >= this.#lastDoc.length) {
+        const last = new Int32Array(this.#lastDoc.length * 2).fill(-1);
+        last.set(this.#lastDoc);
+        this.#lastDoc = last;
+        const tf = new Uint16Array(this.#tfScratch.length * 2);
+        tf.set(this.#tfScratch);
+        this.#tfScratch = tf;
+      }
+    }
+    return t;
+  }
+
+  /** Adds (or replaces) an entry. Entries that are not public are removed from search. */
+  upsert(kind: MediaKind, row: IndexRow): void {
+    this.orderings.clear();
+    if (this.phrases.size) this.clearPhrases();
+    const docOf = this.#docOf[KIND_CODE[kind]];
+    const old = docOf.get(row.id);
+    if (old !== undefined) {
+      this.alive[old] = 0;
+      this.live--;
+      docOf.delete(row.id);
+    }
+    const a = JSON.parse(row.attrs) as Attrs;
+    const channel = this.channelNumber(row.channel_id);
+    if (kind === 'channel') {
+      this.channelTitles[channel] = row.title;
+      this.channelShow[channel] = (a[0] & FLAG.show) !== 0 ? 1 : 0;
+    }
+    if ((a[0] & FLAG.searchable) === 0) return;
+    const d = this.n;
+    if (d === this.capacity) this.#grow(d + 1);
+    this.n++;
+    this.live++;
+    docOf.set(row.id, d);
+    this.ids[d] = row.id;
+    this.kind[d] = KIND_CODE[kind];
+    this.alive[d] = 1;
+    this.flags[d] = a[0];
+    this.published[d] = row.published_at;
+    if (row.published_at > this.maxPublished) this.maxPublished = row.published_at;
+    this.channel[d] = channel;
+    this.duration[d] = a[1];
+    this.category[d] = this.categories.id(a[2]);
+    this.videoType[d] = a[3];
+    this.liveState[d] = a[4];
+    this.concurrent[d] = a[5];
+    this.lat[d] = a[6] === null ? NaN : (a[6] * Math.PI) / 180;
+    this.lng[d] = a[7] === null ? NaN : (a[7] * Math.PI) / 180;
+    this.allowed[d] = a[8] === null ? -1 : this.regionLists.id(a[8]);
+    this.blocked[d] = a[9] === null ? -1 : this.regionLists.id(a[9]);
+    this.rating[d] = a[10];
+    this.views[d] = a[11];
+    this.likes[d] = a[12];
+    this.language[d] = this.languages.id(a[13].split('-')[0]);
+    this.developer[d] = this.developers.id(a[15]);
+    this.count[d] = a[17] ?? 0;
+    this.channelDocs[channel].push(d, 1);
+    this.kindDocs[this.kind[d]].push(d, 1);
+    if (a[4]) this.liveDocs[a[4]].push(d, 1);
+    if (a[6] !== null) this.geoDocs.push(d, 1);
+    if (a[14]) {
+      for (const t of a[14].split(' ')) {
+        let p = this.topics.get(t);
+        if (!p) this.topics.set(t, (p = new Postings()));
+        p.push(d, 1);
+      }
+    }
+    // Text: title (weighted), then tags/custom URL, then the start of the description.
+    this.tokStart[d] = this.tokenCount;
+    const titleWords = words(row.title, 100);
+    this.titles[d] = titleWords.join(' ');
+    let len = this.#field(d, titleWords, TITLE_WEIGHT);
+    if (row.search_text) len += this.#field(d, words(row.search_text, 100), 1);
+    if (row.description) len += this.#field(d, words(row.description, DESCRIPTION_WORDS), 1);
+    this.docLen[d] = Math.min(len, 65535);
+    this.totalLen += len;
+    const terms = this.#docTerms;
+    for (let i = 0; i < terms.length; i++) this.postings[terms[i]].push(d, this.#tfScratch[terms[i]]);
+    terms.length = 0;
+  }
+
+  #field(d: number, ws: string[], weight: number): number {
+    for (const w of ws) {
+      const t = this.#termId(w);
+      if (this.#lastDoc[t] !== d) {
+        this.#lastDoc[t] = d;
+        this.#tfScratch[t] = 0;
+        this.#docTerms.push(t);
+      }
+      this.#tfScratch[t] += weight;
+      this.#pushToken(t);
+    }
+    this.#pushToken(FIELD_BREAK);
+    return ws.length;
+  }
+
+  clearPhrases(): void {
+    this.phrases.clear();
+    this.phraseChampions.clear();
+    this.phraseInts = 0;
+  }
+
+  /** Remembers a phrase's documents, forgetting the least recently used beyond the bounds. */
+  rememberPhrase(key: string, docs: Int32Array): void {
+    this.phrases.set(key, docs);
+    this.phraseInts += docs.length;
+    for (const [k, v] of this.phrases) {
+      if (this.phrases.size <= PHRASE_CACHE_ENTRIES && this.phraseInts <= PHRASE_CACHE_INTS) break;
+      this.phrases.delete(k);
+      this.phraseChampions.delete(k);
+      this.phraseInts -= v.length;
+    }
+  }
+
+  /**
+   * The index's state for a snapshot (search/snapshot.ts): typed arrays cut to their used length,
+   * lists of strings, and posting lists flattened. Derived maps (entry and channel numbers,
+   * term ids) are rebuilt by `restore`.
+   */
+  state(): IndexState {
+    const n = this.n;
+    const columns: Record<string, ArrayBufferView> = {};
+    for (const c of COLUMNS) columns[c] = (this[c] as Uint8Array).subarray(0, n);
+    return {
+      scalars: { n, live: this.live, tokenCount: this.tokenCount, totalLen: this.totalLen, maxPublished: this.maxPublished },
+      columns,
+      tokens: this.tokens.subarray(0, this.tokenCount),
+      strings: {
+        ids: this.ids,
+        titles: this.titles,
+        terms: [...this.terms.keys()],
+        topics: [...this.topics.keys()],
+        channelIds: this.channelIds,
+        channelTitles: this.channelTitles,
+        categories: this.categories.values,
+        languages: this.languages.values,
+        regionLists: this.regionLists.values,
+        developers: this.developers.values,
+      },
+      channelShow: this.channelShow,
+      lists: {
+        postings: this.postings,
+        topics: [...this.topics.values()],
+        kindDocs: this.kindDocs,
+        liveDocs: this.liveDocs,
+        geoDocs: [this.geoDocs],
+        channelDocs: this.channelDocs,
+      },
+    };
+  }
+
+  /** An index from a snapshot's state (the inverse of `state`). */
+  static restore(st: IndexState): SearchIndex {
+    const x = new SearchIndex();
+    const { n } = st.scalars;
+    x.#grow(n);
+    for (const c of COLUMNS) (x[c] as Uint8Array).set(st.columns[c] as Uint8Array);
+    x.n = n;
+    x.live = st.scalars.live;
+    x.totalLen = st.scalars.totalLen;
+    x.maxPublished = st.scalars.maxPublished;
+    x.tokens = new Int32Array(Math.max(1 << 16, st.tokens.length + 1024));
+    x.tokens.set(st.tokens);
+    x.tokenCount = st.scalars.tokenCount;
+    const s = st.strings;
+    x.ids = s.ids;
+    x.titles = s.titles;
+    s.terms.forEach((w, t) => x.terms.set(w, t));
+    for (const p of st.lists.postings) x.postings.push(p);
+    s.topics.forEach((name, i) => x.topics.set(name, st.lists.topics[i]));
+    st.lists.kindDocs.forEach((p, i) => (x.kindDocs[i] = p));
+    st.lists.liveDocs.forEach((p, i) => (x.liveDocs[i] = p));
+    x.geoDocs = st.lists.geoDocs[0];
+    s.channelIds.forEach((id, c) => {
+      x.#channelNumbers.set(id, c);
+      x.channelIds.push(id);
+      x.channelTitles.push(s.channelTitles[c]);
+      x.channelShow.push(st.channelShow[c]);
+      x.channelDocs.push(st.lists.channelDocs[c]);
+    });
+    x.categories.restore(s.categories);
+    x.languages.restore(s.languages);
+    x.regionLists.restore(s.regionLists);
+    x.developers.restore(s.developers);
+    for (let d = 0; d < n; d++) if (x.alive[d]) x.#docOf[x.kind[d]].set(x.ids[d], d);
+    let scratch = 1024;
+    while (scratch < x.postings.length) scratch *= 2;
+    x.#lastDoc = new Int32Array(scratch).fill(-1);
+    x.#tfScratch = new Uint16Array(scratch);
+    return x;
+  }
+
+  /** Gives back spare capacity after a bulk load. */
+  trim(): void {
+    for (const p of this.postings) p.trim();
+    for (const p of this.channelDocs) p.trim();
+    for (const p of [...this.kindDocs, ...this.liveDocs, this.geoDocs, ...this.topics.values()]) p.trim();
+  }
+
+  get averageLength(): number {
+    return this.n ? this.totalLen / this.n : 1;
+  }
+
+  termPostings(word: string): Postings | undefined {
+    const t = this.terms.get(word);
+    return t === undefined ? undefined : this.postings[t];
+  }
+
+  /** Whether document `d` contains the term ids `seq` adjacent and in order. */
+  hasSequence(d: number, seq: number[]): boolean {
+    const start = this.tokStart[d];
+    const end = d + 1 < this.n ? this.tokStart[d + 1] : this.tokenCount;
+    const tokens = this.tokens;
+    const m = seq.length;
+    outer: for (let i = start; i + m <= end; i++) {
+      for (let j = 0; j < m; j++) if (tokens[i + j] !== seq[j]) continue outer;
+      return true;
+    }
+    return false;
+  }
+
+  termIds(ws: string[]): number[] | undefined {
+    const out: number[] = [];
+    for (const w of ws) {
+      const t = this.terms.get(w);
+      if (t === undefined) return undefined;
+      out.push(t);
+    }
+    return out;
+  }
+}

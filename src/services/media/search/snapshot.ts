@@ -1,0 +1,208 @@
+import { createHash, type Hash } from 'node:crypto';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import type { CatalogVersion } from '../catalog/repository.ts';
+import { type IndexState, Postings, SearchIndex } from './index.ts';
+
+/**
+ * A snapshot of the search index in a file next to the SQLite database, so a restart loads it
+ * (seconds) instead of building the index from every catalogue row (a minute for a million
+ * videos). It records the catalogue version it was built at: it is used only while the
+ * catalogue's epoch is the same and its change sequence has not gone back; rows written since
+ * are then loaded by the usual incremental reload. Anything unexpected (another format, a short
+ * or damaged file) and the snapshot is ignored: the index is built from the store as before.
+ *
+ * Layout: MAGIC, then sections (the raw bytes of typed arrays, each at a multiple of 8), then
+ * a JSON header (the version, scalars, string lists and where each section is), then the
+ * SHA-256 of all that (a damaged file is not used), the header's offset and length (two
+ * float64) and MAGIC again.
+ */
+
+const MAGIC = Buffer.from('CTMIDX01');
+const FORMAT = 1;
+const FLUSH = 16 << 20;
+/** SHA-256 of everything before it, the header's offset and length (float64 each), MAGIC. */
+const TRAILER = 32 + 16 + 8;
+
+type ArrayKind = 'Int32Array' | 'Uint8Array' | 'Uint16Array' | 'Float64Array';
+const ARRAYS = { Int32Array, Uint8Array, Uint16Array, Float64Array } as const;
+interface Section {
+  type: ArrayKind;
+  offset: number;
+  length: number;
+}
+interface ListsSection {
+  count: number;
+  sizes: Section;
+  docs: Section;
+  tf: Section;
+}
+interface Header {
+  format: number;
+  version: CatalogVersion;
+  scalars: IndexState['scalars'];
+  strings: IndexState['strings'];
+  channelShow: number[];
+  columns: Record<string, Section>;
+  tokens: Section;
+  lists: Record<string, ListsSection>;
+}
+
+/** Writes sequentially to a file, in large chunks (one await per chunk: searches go on meanwhile). */
+class Writer {
+  readonly #fh: Awaited<ReturnType<typeof open>>;
+  #buf = Buffer.allocUnsafe(FLUSH);
+  #used = 0;
+  position = 0;
+  /** Of every byte written: the header records it, loading checks it (a damaged file is not used). */
+  readonly hash: Hash = createHash('sha256');
+  constructor(fh: Awaited<ReturnType<typeof open>>) {
+    this.#fh = fh;
+  }
+  async bytes(b: Uint8Array): Promise<void> {
+    let from = 0;
+    while (from < b.length) {
+      const n = Math.min(b.length - from, FLUSH - this.#used);
+      this.#buf.set(b.subarray(from, from + n), this.#used);
+      this.#used += n;
+      from += n;
+      this.position += n;
+      if (this.#used === FLUSH) await this.flush();
+    }
+  }
+  async array(a: ArrayBufferView, type: ArrayKind): Promise<Section> {
+    const pad = (8 - (this.position % 8)) % 8;
+    if (pad) await this.bytes(new Uint8Array(pad));
+    const offset = this.position;
+    await this.bytes(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    return { type, offset, length: a.byteLength / ARRAYS[type].BYTES_PER_ELEMENT };
+  }
+  async flush(): Promise<void> {
+    if (!this.#used) return;
+    this.hash.update(this.#buf.subarray(0, this.#used));
+    await this.#fh.write(this.#buf, 0, this.#used);
+    this.#used = 0;
+  }
+}
+
+const typeOf = (a: ArrayBufferView): ArrayKind => a.constructor.name as ArrayKind;
+
+async function writeLists(w: Writer, lists: Postings[]): Promise<ListsSection> {
+  const sizes = new Int32Array(lists.length);
+  let total = 0;
+  lists.forEach((p, i) => {
+    sizes[i] = p.n;
+    total += p.n;
+  });
+  const s = await w.array(sizes, 'Int32Array');
+  const docsAt = (8 - (w.position % 8)) % 8;
+  await w.bytes(new Uint8Array(docsAt));
+  const docs: Section = { type: 'Int32Array', offset: w.position, length: total };
+  for (const p of lists) await w.bytes(new Uint8Array(p.docs.buffer, p.docs.byteOffset, p.n * 4));
+  const tf: Section = { type: 'Uint8Array', offset: w.position, length: total };
+  for (const p of lists) await w.bytes(p.tf.subarray(0, p.n));
+  return { count: lists.length, sizes: s, docs, tf };
+}
+
+/** Saves the index at `version` to `file` (written to a temporary file, then renamed over it). */
+export async function saveSnapshot(file: string, index: SearchIndex, version: CatalogVersion): Promise<void> {
+  const st = index.state();
+  const tmp = `${file}.${process.pid}.tmp`;
+  // private like the database it mirrors
+  const fh = await open(tmp, 'w', 0o600);
+  try {
+    const w = new Writer(fh);
+    await w.bytes(MAGIC);
+    const columns: Record<string, Section> = {};
+    for (const [name, a] of Object.entries(st.columns)) columns[name] = await w.array(a, typeOf(a));
+    const tokens = await w.array(st.tokens, 'Int32Array');
+    const lists: Record<string, ListsSection> = {};
+    for (const [name, ls] of Object.entries(st.lists)) lists[name] = await writeLists(w, ls);
+    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, tokens, lists };
+    const json = Buffer.from(JSON.stringify(header));
+    const headerAt = w.position;
+    await w.bytes(json);
+    await w.flush();
+    const trailer = Buffer.concat([w.hash.digest(), new Uint8Array(new Float64Array([headerAt, json.length]).buffer), MAGIC]);
+    await fh.write(trailer);
+    await fh.sync();
+  } catch (e) {
+    await fh.close();
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  await fh.close();
+  await rename(tmp, file);
+}
+
+/**
+ * The index saved in `file` when it can stand for the catalogue at `current` (same epoch, a
+ * change sequence not beyond it), with the version it was saved at; else undefined.
+ */
+export async function loadSnapshot(file: string, current: CatalogVersion): Promise<{ index: SearchIndex; version: CatalogVersion } | undefined> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(file);
+  } catch {
+    return undefined;
+  }
+  try {
+    const end = buf.length;
+    const ab = buf.buffer as ArrayBuffer;
+    if (end < TRAILER + 8 || !buf.subarray(0, 8).equals(MAGIC) || !buf.subarray(end - 8).equals(MAGIC)) return undefined;
+    const body = end - TRAILER;
+    if (!createHash('sha256').update(buf.subarray(0, body)).digest().equals(buf.subarray(body, body + 32))) return undefined;
+    const [headerAt, headerLen] = new Float64Array(ab.slice(buf.byteOffset + body + 32, buf.byteOffset + body + 48));
+    if (!(headerAt >= 8 && headerAt + headerLen === body)) return undefined;
+    const h = JSON.parse(buf.toString('utf8', headerAt, headerAt + headerLen)) as Header;
+    if (h.format !== FORMAT || h.version.epoch !== current.epoch || h.version.seq > current.seq) return undefined;
+    const view = (s: Section): ArrayBufferView => {
+      const T = ARRAYS[s.type];
+      if (!T || s.offset < 8 || s.offset + s.length * T.BYTES_PER_ELEMENT > headerAt) throw new Error('section out of bounds');
+      // aligned: a view on the file's bytes; else a copy
+      if ((buf.byteOffset + s.offset) % T.BYTES_PER_ELEMENT === 0) return new T(ab, buf.byteOffset + s.offset, s.length);
+      return new T(ab.slice(buf.byteOffset + s.offset, buf.byteOffset + s.offset + s.length * T.BYTES_PER_ELEMENT));
+    };
+    const lists = (l: ListsSection): Postings[] => {
+      const sizes = view(l.sizes) as Int32Array;
+      const docs = view(l.docs) as Int32Array;
+      const tf = view(l.tf) as Uint8Array;
+      const out: Postings[] = new Array(l.count);
+      let at = 0;
+      for (let i = 0; i < l.count; i++) {
+        const n = sizes[i];
+        const p = new Postings(0);
+        p.docs = docs.subarray(at, at + n);
+        p.tf = tf.subarray(at, at + n);
+        p.n = n;
+        at += n;
+        out[i] = p;
+      }
+      if (at !== docs.length) throw new Error('posting sizes do not add up');
+      return out;
+    };
+    const columns: Record<string, ArrayBufferView> = {};
+    for (const [name, s] of Object.entries(h.columns)) {
+      columns[name] = view(s);
+      if (s.length !== h.scalars.n) throw new Error(`column ${name} has ${s.length} entries, not ${h.scalars.n}`);
+    }
+    const st: IndexState = {
+      scalars: h.scalars,
+      columns,
+      tokens: view(h.tokens) as Int32Array,
+      strings: h.strings,
+      channelShow: h.channelShow,
+      lists: {
+        postings: lists(h.lists.postings),
+        topics: lists(h.lists.topics),
+        kindDocs: lists(h.lists.kindDocs),
+        liveDocs: lists(h.lists.liveDocs),
+        geoDocs: lists(h.lists.geoDocs),
+        channelDocs: lists(h.lists.channelDocs),
+      },
+    };
+    if (st.strings.ids.length !== h.scalars.n || st.strings.terms.length !== st.lists.postings.length || st.strings.channelIds.length !== st.lists.channelDocs.length) return undefined;
+    return { index: SearchIndex.restore(st), version: h.version };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { exportNdjson, ImportError, importNdjson } from '../../src/services/media/catalog/bulk.ts';
+import { normalizeEntry, parseDuration } from '../../src/services/media/catalog/format.ts';
+import { generateCatalog, generatedCount } from '../../src/services/media/catalog/generator.ts';
+import { countEntries } from '../../src/services/media/catalog/repository.ts';
+import { CH_BIG, channel, type FixtureStore, fixtureEntries, openFixture, video } from './media.fixture.ts';
+
+const error = (entry: unknown) => {
+  const r = normalizeEntry(entry);
+  return 'error' in r ? r.error : undefined;
+};
+
+describe('media catalogue entry format', () => {
+  test('Data API resources (youtube# or media# kinds) with the cloudtwin extension are accepted', () => {
+    for (const e of fixtureEntries()) assert.equal(error(e), undefined, JSON.stringify(e).slice(0, 80));
+    assert.equal(error({ ...video('abcdefghijk', 't'), kind: 'youtube#video' }), undefined);
+  });
+
+  test('bad entries are refused with the field named', () => {
+    const v = video('abcdefghijk', 'title');
+    const cases: [unknown, RegExp][] = [
+      [null, /must be a JSON object/],
+      [[], /must be a JSON object/],
+      [{ ...v, kind: 'youtube#comment' }, /^kind: must be one of/],
+      [{ ...v, id: 'bad id!' }, /^id: must be an id/],
+      [{ ...v, id: 'x'.repeat(65) }, /^id:/],
+      [{ ...v, snippet: { ...v.snippet, title: 'a\u0000b' } }, /snippet.title: must not contain NUL/],
+      [{ ...v, snippet: { ...v.snippet, title: '\uD800' } }, /snippet.title: must be valid Unicode/],
+      [{ ...v, snippet: { ...v.snippet, publishedAt: 'yesterday' } }, /snippet.publishedAt: must be an RFC 3339 time/],
+      [{ ...v, snippet: { ...v.snippet, channelId: undefined } }, /snippet.channelId: is required/],
+      [{ ...v, contentDetails: { ...v.contentDetails, duration: '4 minutes' } }, /contentDetails.duration: must be an ISO 8601 duration/],
+      [{ ...v, contentDetails: { ...v.contentDetails, definition: 'uhd' } }, /contentDetails.definition/],
+      [{ ...v, contentDetails: { ...v.contentDetails, regionRestriction: { allowed: ['usa'] } } }, /regionRestriction.allowed/],
+      [{ ...v, statistics: { viewCount: '-1' } }, /statistics.viewCount/],
+      [{ ...v, statistics: { viewCount: 1.5 } }, /statistics.viewCount/],
+      [{ ...v, recordingDetails: { location: { latitude: 91, longitude: 0 } } }, /latitude/],
+      [{ ...v, recordingDetails: { location: { latitude: 0, longitude: '1' } } }, /longitude/],
+      [{ ...v, cloudtwin: { ...v.cloudtwin, safeSearch: 'x' } }, /cloudtwin.safeSearch/],
+      [{ ...v, cloudtwin: { colour: 'red' } }, /cloudtwin.colour: is not a known field/],
+      [{ ...v, cloudtwin: JSON.parse('{"__proto__": {"x": 1}}') }, /cloudtwin.__proto__: is not a known field/],
+      [{ ...v, cloudtwin: { developerProjectNumber: 'my-project' } }, /developerProjectNumber/],
+      [{ ...v, snippet: { ...v.snippet, liveBroadcastContent: 'upcoming' } }, /scheduledStartTime: is required/],
+      [{ ...channel(CH_BIG, 'c', { videoCount: 1 }), cloudtwin: { ownerPrincipal: 'alice' } }, /cloudtwin.ownerPrincipal/],
+      [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: ['bob'] } }, /linkedPrincipals/],
+      [{ ...v, snippet: 'x' }, /snippet: must be an object/],
+    ];
+    for (const [entry, re] of cases) assert.match(error(entry) ?? '(accepted)', re);
+  });
+
+  test('ISO 8601 durations', () => {
+    assert.equal(parseDuration('PT4M13S'), 253);
+    assert.equal(parseDuration('PT1H'), 3600);
+    assert.equal(parseDuration('P1DT2H'), 93_600);
+    assert.equal(parseDuration('P0D'), 0);
+    for (const bad of ['', 'P', 'PT', '4M', 'PT-1S', 'PT1.5S']) assert.equal(parseDuration(bad), undefined, bad);
+  });
+});
+
+describe('media catalogue generator', () => {
+  test('same seed, same catalogue; another seed, another catalogue', () => {
+    const a = [...generateCatalog({ videos: 300, seed: 5 })].map((e) => JSON.stringify(e));
+    const b = [...generateCatalog({ videos: 300, seed: 5 })].map((e) => JSON.stringify(e));
+    const c = [...generateCatalog({ videos: 300, seed: 6 })].map((e) => JSON.stringify(e));
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(a, c);
+    assert.equal(a.length, generatedCount(300));
+  });
+
+  test('a million-video catalogue starts without a hitch (full vocabularies, long made-up words)', () => {
+    let n = 0;
+    for (const e of generateCatalog({ videos: 1_000_000, seed: 42 })) {
+      assert.equal(error(e), undefined);
+      if (++n >= 1500) break;
+    }
+  });
+
+  test('entries are valid and every filterable attribute is represented', () => {
+    const seen = new Map<string, number>();
+    const see = (k: string) => seen.set(k, (seen.get(k) ?? 0) + 1);
+    for (const e of generateCatalog({ videos: 4000, seed: 1 }) as Iterable<any>) {
+      assert.equal(error(e), undefined);
+      see(e.kind);
+      if (e.kind !== 'youtube#video') continue;
+      see(`lang:${e.snippet.defaultLanguage}`);
+      see(`live:${e.snippet.liveBroadcastContent}`);
+      if (e.liveStreamingDetails?.actualEndTime) see('completed');
+      if (e.recordingDetails) see('geo');
+      if (e.contentDetails.regionRestriction?.allowed) see('allowed');
+      if (e.contentDetails.regionRestriction?.blocked) see('blocked');
+      see(`def:${e.contentDetails.definition}`);
+      see(`dim:${e.contentDetails.dimension}`);
+      see(`cap:${e.contentDetails.caption}`);
+      see(`lic:${e.status.license}`);
+      see(`emb:${e.status.embeddable}`);
+      see(`paid:${e.paidProductPlacementDetails.hasPaidProductPlacement}`);
+      see(`type:${e.cloudtwin.videoType}`);
+      see(`safe:${e.cloudtwin.safeSearch}`);
+      see(`synd:${e.cloudtwin.syndicated}`);
+      if (e.cloudtwin.developerProjectNumber) see('developer');
+      if (e.topicDetails.topicIds.length) see('topic');
+    }
+    for (const k of ['youtube#channel', 'youtube#playlist', 'youtubePartner#contentOwner', 'live:live', 'live:upcoming', 'completed', 'geo', 'allowed', 'blocked', 'def:hd', 'def:sd', 'dim:3d', 'cap:true', 'lic:creativeCommon', 'emb:false', 'paid:true', 'type:episode', 'type:movie', 'safe:moderate', 'safe:restricted', 'synd:false', 'developer', 'topic']) {
+      assert.ok(seen.get(k), `generated catalogue has ${k}`);
+    }
+    assert.ok([...seen.keys()].filter((k) => k.startsWith('lang:')).length >= 5, 'several languages');
+  });
+});
+
+describe('media catalogue NDJSON import and export', () => {
+  let f: FixtureStore;
+  let dir: string;
+  before(async () => {
+    f = await openFixture([]);
+    dir = mkdtempSync(join(tmpdir(), 'media-ndjson-'));
+  });
+  after(async () => {
+    await f.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const write = (name: string, lines: string[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, lines.join('\n') + '\n');
+    return file;
+  };
+  const good = () => fixtureEntries().map((e) => JSON.stringify(e));
+
+  test('a bad line fails the import with its line number and reason; nothing is written', async () => {
+    const lines = good();
+    lines.splice(4, 0, '{"kind": "youtube#video", "id": ');
+    lines.splice(7, 0, JSON.stringify(video('vidOrphan01', 'orphan', { channelId: 'UCnosuchchannel000000000' })));
+    const file = write('bad.ndjson', lines);
+    await assert.rejects(importNdjson(f.store, file), (err: unknown) => {
+      assert.ok(err instanceof ImportError);
+      assert.match(err.problems[0], /^line 5: not JSON/);
+      assert.match(err.problems[1], /^line 8: snippet.channelId: channel 'UCnosuchchannel000000000' is neither in the file nor stored/);
+      return true;
+    });
+    assert.deepEqual(await countEntries(f.store.db), { content_owners: 0, channels: 0, videos: 0, playlists: 0 });
+  });
+
+  test('import, then export gives the same entries back; blank lines are skipped', async () => {
+    const lines = good();
+    lines.splice(2, 0, '', '   ');
+    const file = write('good.ndjson', lines);
+    const r = await importNdjson(f.store, file);
+    assert.deepEqual(r, { entries: good().length, resumedAfterLine: 0 });
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on('data', (c) => chunks.push(String(c)));
+    await exportNdjson(f.store, out);
+    const exported = chunks.join('').trim().split('\n');
+    assert.deepEqual([...exported].sort(), [...good()].sort());
+    assert.ok(exported.findIndex((l) => l.includes('youtube#channel')) < exported.findIndex((l) => l.includes('media#video')), 'channels before videos');
+    // importing the same file again changes nothing (upserts)
+    await importNdjson(f.store, file);
+    assert.deepEqual(await countEntries(f.store.db), { content_owners: 1, channels: 3, videos: 13, playlists: 2 });
+  });
+
+  test('an interrupted import resumes after the last committed batch', async () => {
+    const lines = [JSON.stringify(channel('UCresumeresumeresume0001', 'Resume', { videoCount: 3 }))];
+    for (let i = 0; i < 5; i++) lines.push(JSON.stringify(video(`resume${i}abcd`, `resumable ${i}`, { channelId: 'UCresumeresumeresume0001' })));
+    const file = write('resume.ndjson', lines);
+    // what pass 2 records after committing lines 1-3 (the mark is keyed by the file's content)
+    const hash = createHash('sha256');
+    for (const l of readFileSync(file, 'utf8').split('\n').slice(0, -1)) hash.update(l).update('\n');
+    await f.store.db.insertInto('media_meta').values({ name: `import:${hash.digest('hex')}`, value: 3 }).execute();
+    const r = await importNdjson(f.store, file);
+    assert.equal(r.resumedAfterLine, 3);
+    const stored = (await f.store.db.selectFrom('media_videos').select('id').where('id', 'like', 'resume%').execute()).map((x) => x.id).sort();
+    assert.deepEqual(stored, ['resume2abcd', 'resume3abcd', 'resume4abcd'], 'lines 1-3 (the channel, resume0, resume1) counted as done, the rest written');
+    assert.equal(await f.store.db.selectFrom('media_meta').select('name').where('name', 'like', 'import:%').executeTakeFirst(), undefined, 'the mark is removed when done');
+  });
+});
