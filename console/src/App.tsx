@@ -1,0 +1,68 @@
+import { useCallback, useEffect, useState } from 'react';
+import { type Session, loadSession, saveSession } from './api.ts';
+import { KeysPage } from './pages/Keys.tsx';
+import { OperationsPage } from './pages/Operations.tsx';
+import { SearchPage } from './pages/Search.tsx';
+import { SignInPage } from './pages/SignIn.tsx';
+import { TemplatesPage } from './pages/Templates.tsx';
+
+const PAGES = [
+  { id: 'keys', title: 'API keys' },
+  { id: 'templates', title: 'Instance templates' },
+  { id: 'operations', title: 'Operations' },
+  { id: 'search', title: 'Search playground' },
+] as const;
+type PageId = (typeof PAGES)[number]['id'];
+
+function pageFromHash(): PageId {
+  const id = location.hash.replace(/^#\/?/, '').split('/')[0];
+  return (PAGES.find((p) => p.id === id)?.id ?? 'keys') as PageId;
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | undefined>(loadSession);
+  const [page, setPage] = useState<PageId>(pageFromHash);
+
+  useEffect(() => {
+    const onHash = () => setPage(pageFromHash());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  const update = useCallback((s: Session | undefined) => {
+    saveSession(s);
+    setSession(s);
+  }, []);
+
+  if (!session) return <SignInPage onSignedIn={update} />;
+  return (
+    <div className="shell">
+      <header className="top">
+        <span className="brand">cloudtwin</span>
+        <nav aria-label="Sections">
+          {PAGES.map((p) => (
+            <a key={p.id} href={`#/${p.id}`} aria-current={page === p.id ? 'page' : undefined}>
+              {p.title}
+            </a>
+          ))}
+        </nav>
+        <div className="who">
+          <label className="project">
+            <span className="label">Project</span>
+            <input value={session.project} onChange={(e) => update({ ...session, project: e.target.value.trim() })} aria-label="Project" />
+          </label>
+          <span title="Signed in as">{session.principal ?? 'access token'}</span>
+          <button type="button" className="secondary" onClick={() => update(undefined)}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main>
+        {page === 'keys' && <KeysPage session={session} />}
+        {page === 'templates' && <TemplatesPage session={session} />}
+        {page === 'operations' && <OperationsPage session={session} />}
+        {page === 'search' && <SearchPage session={session} />}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * The console is a client of cloudtwin's public REST APIs (and, with the admin token, of the admin
+ * API): no private back door. Errors keep the API's own envelope so the page can show them plainly.
+ */
+
+export interface Session {
+  /** Bearer token the console acts with. */
+  token: string;
+  /** The principal, when known (picked from the world with the admin token). */
+  principal?: string;
+  /** Admin token, when the user gave one (principal picker, clock, quota). */
+  adminToken?: string;
+  project: string;
+}
+
+const SESSION_KEY = 'cloudtwin.console.session';
+
+export function loadSession(): Session | undefined {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null');
+    return s && typeof s.token === 'string' ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveSession(s: Session | undefined): void {
+  if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+  else sessionStorage.removeItem(SESSION_KEY);
+}
+
+export interface FieldProblem {
+  /** Field path as the API names it (`key.display_name`, `resource.properties.disks[0].diskSizeGb`). */
+  field: string;
+  message: string;
+}
+
+/** An error answer of the API, as the API gave it. */
+export class ApiProblem extends Error {
+  readonly httpCode: number;
+  readonly status: string;
+  readonly reason?: string;
+  readonly fields: FieldProblem[];
+  readonly body: unknown;
+
+  constructor(httpCode: number, body: any) {
+    const e = body?.error ?? {};
+    super(typeof e.message === 'string' ? e.message : `HTTP ${httpCode}`);
+    this.httpCode = httpCode;
+    this.status = typeof e.status === 'string' ? e.status : '';
+    this.body = body;
+    const details: any[] = Array.isArray(e.details) ? e.details : [];
+    this.reason = details.find((d) => d?.['@type']?.endsWith('ErrorInfo'))?.reason ?? e.errors?.[0]?.reason;
+    const fields: FieldProblem[] = [];
+    for (const d of details) for (const v of d?.fieldViolations ?? []) fields.push({ field: String(v.field), message: String(v.description) });
+    for (const x of Array.isArray(e.errors) ? e.errors : []) if (x?.location) fields.push({ field: String(x.location), message: String(x.message) });
+    this.fields = fields;
+  }
+}
+
+export interface CallOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Use the admin token instead of the session's bearer token. */
+  admin?: boolean;
+  /** An API key instead of a bearer token (search playground). */
+  apiKey?: string;
+  session?: Session;
+}
+
+export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
+  const s = opts.session ?? loadSession();
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== '') qs.set(k, String(v));
+  const headers: Record<string, string> = {};
+  if (opts.apiKey) headers['x-goog-api-key'] = opts.apiKey;
+  else if (opts.admin) headers.authorization = `Bearer ${s?.adminToken ?? ''}`;
+  else if (s?.token) headers.authorization = `Bearer ${s.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path + (qs.size ? `?${qs}` : ''), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  let body: any = undefined;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = { error: { message: text.slice(0, 500) } };
+  }
+  if (!res.ok) throw new ApiProblem(res.status, body);
+  return body as T;
+}
+
+/** Every entry of a list method: GETs page after page (following `nextPageToken`) and gathers the `field` of each. */
+export async function listAll<T>(path: string, field: string, query: CallOptions['query'] = {}): Promise<T[]> {
+  const all: T[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await call<Record<string, unknown> & { nextPageToken?: string }>('GET', path, { query: { ...query, pageToken } });
+    all.push(...((page[field] as T[] | undefined) ?? []));
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return all;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls an API Keys operation until done; throws its error as an ApiProblem-like value. */
+export async function waitForKeyOperation(op: any, onProgress?: (op: any) => void): Promise<any> {
+  let cur = op;
+  for (let i = 0; !cur.done; i++) {
+    onProgress?.(cur);
+    await sleep(Math.min(100 * 2 ** i, 2000));
+    cur = await call('GET', `/v2/${cur.name}`);
+  }
+  onProgress?.(cur);
+  if (cur.error) throw new ApiProblem(400, { error: { message: cur.error.message, status: `operation error ${cur.error.code}` } });
+  return cur.response;
+}
+
+/** Waits on a Compute operation with regionOperations.wait until DONE. */
+export async function waitForComputeOperation(project: string, op: any, onProgress?: (op: any) => void): Promise<any> {
+  let cur = op;
+  const region = String(cur.region ?? '').split('/').pop();
+  while (cur.status !== 'DONE') {
+    onProgress?.(cur);
+    cur = await call('POST', `/compute/v1/projects/${project}/regions/${region}/operations/${cur.name}/wait`, { body: '' });
+  }
+  onProgress?.(cur);
+  return cur;
+}
+
+/** Operations started from this console (API Keys has no operations.list). */
+const OPS_KEY = 'cloudtwin.console.operations';
+
+export interface TrackedOperation {
+  service: 'apikeys' | 'compute';
+  name: string;
+  project: string;
+  region?: string;
+  what: string;
+  startedAt: number;
+}
+
+export function trackedOperations(): TrackedOperation[] {
+  try {
+    return JSON.parse(sessionStorage.getItem(OPS_KEY) ?? '[]');
+  } catch {
+    return [];
+  }
+}
+
+export function trackOperation(op: TrackedOperation): void {
+  const all = [op, ...trackedOperations().filter((o) => o.name !== op.name)].slice(0, 200);
+  sessionStorage.setItem(OPS_KEY, JSON.stringify(all));
+}

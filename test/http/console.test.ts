@@ -1,0 +1,121 @@
+/** The console's static serving, the admin principal picker, and the Service Usage list it reads. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
+import { startTestTwin, type TestTwin } from '../support/twin.ts';
+import { ALICE, CI_SA, DEMO, MALLORY, testWorld } from '../support/world.ts';
+import { assertError } from './helpers.ts';
+
+const VIEWER = 'user:svc-viewer@example.com';
+
+describe('console', () => {
+  let t: TestTwin;
+  let dist: string;
+  before(async () => {
+    dist = ensureConsoleBuilt();
+    t = await startTestTwin({
+      world: {
+        ...testWorld,
+        iamPolicies: [...testWorld.iamPolicies, { resource: `projects/${DEMO.projectId}`, bindings: [{ role: 'roles/serviceusage.serviceUsageViewer', members: [VIEWER] }] }],
+      },
+    });
+  });
+  after(() => t.close());
+
+  it('redirects /console to /console/ and serves the page, revalidated, with security headers', async () => {
+    const r = await t.twin.app.inject({ method: 'GET', url: '/console' });
+    assert.equal(r.statusCode, 308);
+    assert.equal(r.headers.location, '/console/');
+    const page = await t.twin.app.inject({ method: 'GET', url: '/console/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    assert.equal(page.headers['cache-control'], 'no-cache');
+    assert.match(String(page.headers['content-security-policy']), /default-src 'self'/);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.match(page.body, /<div id="root">/);
+  });
+
+  it('serves hashed assets compressed and cached for a year; the first load is under 300 KB of gzipped JavaScript', async () => {
+    const html = readFileSync(`${dist}index.html`, 'utf8');
+    const scripts = [...html.matchAll(/src="(\/console\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+    assert.ok(scripts.length > 0, html);
+    let gzipped = 0;
+    for (const url of scripts) {
+      const r = await t.twin.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate' } });
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.headers['content-encoding'], 'gzip');
+      assert.equal(r.headers['cache-control'], 'public, max-age=31536000, immutable');
+      assert.match(String(r.headers['content-type']), /^text\/javascript/);
+      gzipped += r.rawPayload.length;
+      assert.equal(gunzipSync(r.rawPayload).toString('utf8'), readFileSync(`${dist}${url.slice('/console/'.length)}`, 'utf8'));
+    }
+    assert.ok(gzipped < 300 * 1024, `first-load JavaScript is ${gzipped} bytes gzipped`);
+    const br = await t.twin.app.inject({ method: 'GET', url: scripts[0], headers: { 'accept-encoding': 'br' } });
+    assert.equal(br.headers['content-encoding'], 'br');
+  });
+
+  it('never serves a file outside its build, and answers unknown files 404', async () => {
+    for (const url of ['/console/..%2f..%2fpackage.json', '/console/%2e%2e/%2e%2e/package.json', '/console/nope.js']) {
+      const r = await t.twin.app.inject({ method: 'GET', url });
+      assert.notEqual(r.statusCode, 200, url);
+      assert.doesNotMatch(r.body, /"name": "cloudtwin"/);
+    }
+  });
+
+  it('is a local surface: another Host is refused', async () => {
+    const r = await t.twin.app.inject({ method: 'GET', url: '/console/', headers: { host: 'evil.example' } });
+    assert.equal(r.statusCode, 403);
+  });
+
+  it('the admin API lists the world projects and principals for the sign-in picker', async () => {
+    const r = await t.admin('GET', '/_twin/v1/principals');
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json();
+    assert.ok(body.projects.some((p: { projectId: string }) => p.projectId === DEMO.projectId));
+    assert.ok(body.principals.includes(ALICE));
+    assert.ok(body.principals.includes(`serviceAccount:${CI_SA}`));
+    assert.equal((await t.twin.app.inject({ method: 'GET', url: '/_twin/v1/principals' })).statusCode, 401);
+  });
+});
+
+describe('Service Usage services.list (the API-target picker)', () => {
+  let t: TestTwin;
+  before(async () => {
+    t = await startTestTwin({
+      world: {
+        ...testWorld,
+        iamPolicies: [...testWorld.iamPolicies, { resource: `projects/${DEMO.projectId}`, bindings: [{ role: 'roles/serviceusage.serviceUsageViewer', members: [VIEWER] }] }],
+      },
+    });
+  });
+  after(() => t.close());
+  const url = `/v1/projects/${DEMO.projectId}/services`;
+
+  it('lists the APIs cloudtwin serves to a serviceUsageViewer', async () => {
+    const r = await t.call(VIEWER, { method: 'GET', url: `${url}?filter=state:ENABLED` });
+    assert.equal(r.statusCode, 200, r.body);
+    const names = r.json().services.map((s: { config: { name: string } }) => s.config.name);
+    assert.deepEqual(names, ['apikeys.googleapis.com', 'compute.googleapis.com', 'youtube.googleapis.com']);
+    assert.deepEqual(r.json().services[0], {
+      name: `projects/${DEMO.projectNumber}/services/apikeys.googleapis.com`,
+      config: { name: 'apikeys.googleapis.com', title: 'API Keys API' },
+      state: 'ENABLED',
+      parent: `projects/${DEMO.projectNumber}`,
+    });
+    assert.deepEqual((await t.call(VIEWER, { method: 'GET', url: `${url}?filter=state:DISABLED` })).json(), {});
+  });
+
+  it('needs serviceusage.services.list: an API Keys admin alone is denied, as the spec says', async () => {
+    const r = await t.call(ALICE, { method: 'GET', url });
+    assertError(r, 403, 'PERMISSION_DENIED', /serviceusage\.services\.list/);
+    const outsider = await t.call(MALLORY, { method: 'GET', url: '/v1/projects/no-such-project/services' });
+    assertError(outsider, 403, 'PERMISSION_DENIED');
+  });
+
+  it('rejects filters it does not understand', async () => {
+    const r = await t.call(VIEWER, { method: 'GET', url: `${url}?filter=${encodeURIComponent('name:foo')}` });
+    assertError(r, 400, 'INVALID_ARGUMENT', /Invalid filter/);
+  });
+});
