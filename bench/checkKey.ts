@@ -6,7 +6,7 @@
 //
 //   npm run bench:checkkey      (env: BENCH_SECONDS=10, BENCH_CONNECTIONS=50)
 import { fileURLToPath } from 'node:url';
-import { compare, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, spawnNode, startBaseline, tempDir } from './lib.ts';
+import { compare, cpuRatioText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, spawnNode, startBaseline, tempDir, usText } from './lib.ts';
 
 deadline(110);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -20,8 +20,8 @@ try {
   const headers = { referer: 'https://app.example.com/search?q=cats' };
   process.stdout.write(`checkKey benchmark: ${connections} connections, ${seconds} s each after a 2 s warm-up, in 10 alternating 1 s slices; ${layout}\n`);
   const cmp = await compare(
-    { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline`, headers },
-    { name: 'GET /bench/check (checkKey + constant)', url: `${server.url}/bench/check`, headers },
+    { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline`, headers, pid: baseline.pid },
+    { name: 'GET /bench/check (checkKey + constant)', url: `${server.url}/bench/check`, headers, pid: server.pid },
     { connections, seconds },
   );
   const { baseline: base, target: check } = cmp;
@@ -30,6 +30,8 @@ try {
     ['baseline req/s', `${base.reqPerSec.toFixed(0)}  (p50 ${base.p50} ms, p99 ${base.p99} ms)`],
     ['checkKey route req/s', `${check.reqPerSec.toFixed(0)}  (p50 ${check.p50} ms, p99 ${check.p99} ms @ ${connections} connections)`],
     ['checkKey / baseline', ratioText(cmp)],
+    ['server CPU per request', `checkKey route ${usText(check.cpuUsPerRequest)}, baseline ${usText(base.cpuUsPerRequest)}`],
+    ['  checkKey / baseline', cpuRatioText(cmp)],
     ['errors + non-2xx', `${check.errors + check.non2xx} (baseline ${base.errors + base.non2xx})`],
     ['direct checkKey calls/s', `${direct.toFixed(0)}  (in process, sequential awaits, no HTTP)`],
   ]);

@@ -1,13 +1,14 @@
 // Benchmark: create-to-done latency of an API key through the official client
 // (@google-cloud/apikeys, REST fallback, service-account key self-signing JWTs), operations in
 // instant mode: N sequential `createKey` + `await op.promise()`. Baseline: a POST round trip
-// to a bare fastify route through plain fetch, in the same run. Also shown: the same create
+// to a bare fastify route through plain fetch, in the same run, and the server's own CPU time
+// per call (from /proc) for each. Also shown: the same create
 // through plain fetch with a bearer token, separating the client library's cost from the server's.
 //
 //   npm run bench:create        (env: BENCH_N=100)
 import { ApiKeysClient } from '@google-cloud/apikeys';
 import { CI_SA, DEMO, testWorld } from '../test/support/world.ts';
-import { call, deadline, fmt, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, summarize } from './lib.ts';
+import { call, cpuMs, deadline, fmt, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, summarize, usText } from './lib.ts';
 
 deadline(110);
 const N = Number(process.env.BENCH_N ?? 100);
@@ -57,11 +58,17 @@ try {
   await timeEach(WARMUP, viaBaseline);
   await timeEach(WARMUP, viaFetch);
   await timeEach(WARMUP, viaClient);
-  const base = summarize(await timeEach(N, viaBaseline));
-  const fetched = summarize(await timeEach(N, viaFetch));
-  const gax = summarize(await timeEach(N, viaClient));
+  /** Latencies of N calls and the server's own CPU time per call (us). */
+  const measured = async (pid: number, fn: (i: number) => Promise<void>) => {
+    const c0 = cpuMs(pid);
+    const s = summarize(await timeEach(N, fn));
+    return { ...s, cpuUs: ((cpuMs(pid) - c0) * 1000) / N };
+  };
+  const base = await measured(baseline.pid, viaBaseline);
+  const fetched = await measured(twin.pid, viaFetch);
+  const gax = await measured(twin.pid, viaClient);
 
-  const row = (name: string, s: ReturnType<typeof summarize>) => ({
+  const row = (name: string, s: typeof base) => ({
     path: name,
     n: String(s.n),
     'p50 ms': fmt(s.p50, 2),
@@ -69,6 +76,7 @@ try {
     'mean ms': fmt(s.mean, 2),
     'max ms': fmt(s.max, 2),
     'p50 / baseline': (s.p50 / base.p50).toFixed(1) + 'x',
+    'server CPU/call': usText(s.cpuUs),
   });
   printTable('create-to-done latency', [
     row('baseline: bare fastify POST, plain fetch', base),
@@ -81,6 +89,7 @@ try {
     ['  as multiple of baseline', `p50 ${(gax.p50 / base.p50).toFixed(1)}x, mean ${(gax.mean / base.mean).toFixed(1)}x`],
     ['create (plain fetch, same server)', `p50 ${fmt(fetched.p50, 2)} ms, p99 ${fmt(fetched.p99, 2)} ms, mean ${fmt(fetched.mean, 2)} ms`],
     ['  client library share of p50', `${fmt(gax.p50 - fetched.p50, 2)} ms`],
+    ['server CPU per create-to-done', `official client ${usText(gax.cpuUs)}, plain fetch ${usText(fetched.cpuUs)}; baseline POST ${usText(base.cpuUs)} (${(fetched.cpuUs / base.cpuUs).toFixed(1)}x for plain fetch)`],
   ]);
 } finally {
   await client?.close();

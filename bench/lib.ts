@@ -7,7 +7,7 @@
 // and for the baseline alike.
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,8 @@ export interface Child {
   url: string;
   /** Milliseconds from spawn to the ready line. */
   readyMs: number;
+  /** CPU time (ms) the process had used when its ready line arrived (NaN off Linux). */
+  readyCpuMs: number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -99,7 +101,7 @@ export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boo
   let stdout = '';
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) => proc.on('exit', () => (children.delete(proc), resolve())));
-  const { url, readyMs } = await new Promise<{ url: string; readyMs: number }>((resolve, reject) => {
+  const { url, readyMs, readyCpuMs } = await new Promise<{ url: string; readyMs: number; readyCpuMs: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: no ready line in ${opts.timeoutMs ?? 30_000} ms:\n${out}`)), opts.timeoutMs ?? 30_000);
     proc.stdout!.on('data', (d) => {
       const t = performance.now();
@@ -108,7 +110,7 @@ export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boo
       const m = ready.exec(stdout);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1] ?? m[0], readyMs: t - t0 });
+        resolve({ url: m[1] ?? m[0], readyMs: t - t0, readyCpuMs: cpuMs(proc.pid!) });
       }
     });
     void exited.then(() => {
@@ -121,6 +123,7 @@ export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boo
     pid: proc.pid!,
     url,
     readyMs,
+    readyCpuMs,
     output: () => out,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
@@ -155,12 +158,66 @@ export async function call(base: string, method: string, path: string, bearer?: 
   return text ? JSON.parse(text) : undefined;
 }
 
+// ---- CPU time and memory of a process (Linux /proc) ---------------------------------------------
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU time (user + system, every thread) a process has used so far, in ms, from
+ * `/proc/<pid>/stat` (10 ms ticks), or NaN off Linux. Unlike wall time it does not grow when
+ * other work on the machine takes the CPU away, so it is the steady measure on a shared machine.
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields 14 and 15 of stat(5); f[0] is field 3
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+/** VmRSS of a process in MiB (Linux /proc), or NaN elsewhere. */
+export function rssMiB(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export const median = (xs: number[]): number => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** "1.84x (runs 1.70-2.10)": the median of per-run ratios and their spread. */
+export function spreadText(ratios: number[], digits = 2): string {
+  const r = ratios.filter(Number.isFinite);
+  if (r.length === 0) return 'n/a (no /proc)';
+  return `${median(r).toFixed(digits)}x  (runs ${Math.min(...r).toFixed(digits)}-${Math.max(...r).toFixed(digits)})`;
+}
+
+/** "MET" / "NOT MET" against an upper bound. */
+export const meets = (value: number, max: number): string => (Number.isFinite(value) ? (value <= max ? 'MET' : 'NOT MET') : 'not measured');
+
 // ---- load ------------------------------------------------------------------------------------
 
 export interface Target {
   name: string;
   url: string;
   headers?: Record<string, string>;
+  /** The server process: its CPU time over the measured slices gives the CPU time per request. */
+  pid?: number;
 }
 
 export interface LoadResult {
@@ -174,12 +231,17 @@ export interface LoadResult {
   seconds: number;
   errors: number;
   non2xx: number;
+  /** The server's own CPU time (user + system) per completed request, in microseconds (NaN without a pid or /proc). */
+  cpuUsPerRequest: number;
 }
 
-type RawRun = { totalCompletedRequests: number; duration: number; errors: number; timeouts: number; non2xx: number };
+type RawRun = { totalCompletedRequests: number; duration: number; errors: number; timeouts: number; non2xx: number; serverCpuMs: number };
 
-function runRaw(t: Target, connections: number, seconds: number): Promise<RawRun> {
-  return autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, skipAggregateResult: true }) as unknown as Promise<RawRun>;
+async function runRaw(t: Target, connections: number, seconds: number): Promise<RawRun> {
+  const cpu0 = t.pid ? cpuMs(t.pid) : NaN;
+  const r = (await (autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, skipAggregateResult: true }) as unknown as Promise<RawRun>)) as RawRun;
+  r.serverCpuMs = t.pid ? cpuMs(t.pid) - cpu0 : NaN;
+  return r;
 }
 
 function merge(t: Target, runs: RawRun[], connections: number): LoadResult {
@@ -195,6 +257,7 @@ function merge(t: Target, runs: RawRun[], connections: number): LoadResult {
     seconds,
     errors: agg.errors + agg.timeouts,
     non2xx: agg.non2xx,
+    cpuUsPerRequest: (runs.reduce((a, r) => a + r.serverCpuMs, 0) * 1000) / requests,
   };
 }
 
@@ -220,6 +283,9 @@ export interface Comparison {
   ratio: number;
   /** The ratio of each round (one baseline slice, one target slice): its spread shows how steady the machine was. */
   roundRatios: number[];
+  /** Target's server CPU time per request over baseline's (lower is better; 1 = as cheap as a bare route). */
+  cpuRatio: number;
+  cpuRoundRatios: number[];
 }
 
 /**
@@ -243,13 +309,31 @@ export async function compare(baseline: Target, target: Target, o: { connections
   const rate = (r: RawRun) => r.totalCompletedRequests / r.duration;
   const B = merge(baseline, b, o.connections);
   const T = merge(target, t, o.connections);
-  return { baseline: B, target: T, ratio: T.reqPerSec / B.reqPerSec, roundRatios: b.map((r, i) => rate(t[i]) / rate(r)) };
+  const cpuPerReq = (r: RawRun) => r.serverCpuMs / r.totalCompletedRequests;
+  return {
+    baseline: B,
+    target: T,
+    ratio: T.reqPerSec / B.reqPerSec,
+    roundRatios: b.map((r, i) => rate(t[i]) / rate(r)),
+    cpuRatio: T.cpuUsPerRequest / B.cpuUsPerRequest,
+    cpuRoundRatios: b.map((r, i) => cpuPerReq(t[i]) / cpuPerReq(r)),
+  };
 }
 
 /** "0.52 (rounds 0.48-0.57)" */
 export function ratioText(c: Comparison): string {
   return `${c.ratio.toFixed(2)}  (per round ${Math.min(...c.roundRatios).toFixed(2)}-${Math.max(...c.roundRatios).toFixed(2)}; target >= 0.50: ${c.ratio >= 0.5 ? 'MET' : 'NOT MET'})`;
 }
+
+/** "2.10x (per round 1.9-2.3; target <= 1.6: NOT MET)": server CPU time per request, target over baseline. */
+export function cpuRatioText(c: Comparison, max = 1.6): string {
+  const r = c.cpuRoundRatios.filter(Number.isFinite);
+  if (!Number.isFinite(c.cpuRatio)) return 'not measured (no server pid or no /proc)';
+  return `${c.cpuRatio.toFixed(2)}x  (per round ${Math.min(...r).toFixed(2)}-${Math.max(...r).toFixed(2)}; target <= ${max}: ${meets(c.cpuRatio, max)})`;
+}
+
+/** "125.3 us" */
+export const usText = (us: number): string => (Number.isFinite(us) ? `${us.toFixed(1)} us` : 'n/a');
 
 // ---- statistics and printing -----------------------------------------------------------------
 
@@ -304,5 +388,7 @@ export function loadRows(results: LoadResult[], baseline: LoadResult): Record<st
     's': r.seconds.toFixed(1),
     'errors+non2xx': String(r.errors + r.non2xx),
     'ratio vs baseline': r === baseline ? '1.00' : (r.reqPerSec / baseline.reqPerSec).toFixed(2),
+    'server CPU us/req': usText(r.cpuUsPerRequest),
+    'CPU vs baseline': r === baseline ? '1.00x' : (r.cpuUsPerRequest / baseline.cpuUsPerRequest).toFixed(2) + 'x',
   }));
 }

@@ -1,9 +1,10 @@
 // Benchmark: GET /v2/keys:lookupKey throughput and latency over HTTP, as a ratio of a bare
-// fastify route returning a constant (run in the same process tree, same core layout).
+// fastify route returning a constant (run in the same process tree, same core layout), and the
+// server's own CPU time per request against the baseline's (the target: <= 1.6x).
 //
 //   npm run bench:lookup        (env: BENCH_SECONDS=10, BENCH_CONNECTIONS=50)
 import { ALICE, DEMO, testWorld } from '../test/support/world.ts';
-import { type Child, call, compare, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin } from './lib.ts';
+import { type Child, call, compare, cpuRatioText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, usText } from './lib.ts';
 
 deadline(110);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,8 +35,8 @@ try {
 
   process.stdout.write(`lookupKey benchmark: ${connections} connections, ${seconds} s each after a 2 s warm-up, in 10 alternating 1 s slices; ${layout}\n`);
   const cmp = await compare(
-    { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline` },
-    { name: 'GET /v2/keys:lookupKey (bearer token)', url: lookupUrl, headers: { authorization: `Bearer ${token}` } },
+    { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline`, pid: baseline.pid },
+    { name: 'GET /v2/keys:lookupKey (bearer token)', url: lookupUrl, headers: { authorization: `Bearer ${token}` }, pid: twin.pid },
     { connections, seconds },
   );
   const { baseline: base, target: lookup } = cmp;
@@ -44,6 +45,8 @@ try {
     ['baseline req/s', `${base.reqPerSec.toFixed(0)}  (p50 ${base.p50} ms, p99 ${base.p99} ms)`],
     ['lookupKey req/s', `${lookup.reqPerSec.toFixed(0)}  (p50 ${lookup.p50} ms, p99 ${lookup.p99} ms @ ${connections} connections)`],
     ['lookupKey / baseline', ratioText(cmp)],
+    ['server CPU per request', `lookupKey ${usText(lookup.cpuUsPerRequest)}, baseline ${usText(base.cpuUsPerRequest)}`],
+    ['  lookupKey / baseline', cpuRatioText(cmp)],
     ['errors + non-2xx', `${lookup.errors + lookup.non2xx} (baseline ${base.errors + base.non2xx})`],
   ]);
 } finally {

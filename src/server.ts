@@ -1,14 +1,16 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parse as parseYaml } from 'yaml';
 import { registerAdmin } from './admin/plugin.ts';
 import { SnapshotService } from './admin/snapshotService.ts';
 import { WorldService } from './admin/worldService.ts';
 import { AccessTokens } from './platform/auth/accessTokens.ts';
 import { type AuthMode, Authenticator } from './platform/auth/authenticator.ts';
+import { CredentialGeneration } from './platform/auth/credentialGeneration.ts';
 import { installAuthentication } from './platform/auth/plugin.ts';
 import { ServiceAccountKeys } from './platform/auth/serviceAccountKeys.ts';
+import { registerRevokeEndpoint } from './platform/auth/revokeEndpoint.ts';
 import { registerTokenEndpoint } from './platform/auth/tokenEndpoint.ts';
 import { Clock } from './platform/clock/clock.ts';
 import { SharedClock } from './platform/clock/sharedClock.ts';
@@ -16,6 +18,8 @@ import { loadMasterKey } from './platform/crypto/masterKey.ts';
 import { Ids, seededRandom, systemRandom } from './platform/crypto/random.ts';
 import { SecretBox } from './platform/crypto/secretBox.ts';
 import { createHttpApp } from './platform/http/app.ts';
+import { installCors } from './platform/http/cors.ts';
+import { installLocalSurfaceGuard } from './platform/http/localSurface.ts';
 import { installMetrics } from './platform/http/metrics.ts';
 import { AccessControl } from './platform/iam/accessControl.ts';
 import { IamService } from './platform/iam/iamService.ts';
@@ -24,6 +28,11 @@ import { Worker } from './platform/operations/worker.ts';
 import { readSetting, writeSetting } from './platform/store/settings.ts';
 import { Store } from './platform/store/store.ts';
 import { createApiKeys, type ApiKeys } from './services/apikeys/index.ts';
+import { Quota } from './platform/quota/quota.ts';
+import { createMedia, type Media } from './services/media/index.ts';
+import { createServiceUsage } from './services/serviceusage/index.ts';
+import { registerConsole } from './console/plugin.ts';
+import { type Compute, createCompute } from './services/compute/index.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -41,6 +50,13 @@ export interface CloudtwinOptions {
   logger?: boolean | Record<string, unknown>;
   bodyLimit?: number;
   workerIntervalMs?: number;
+  /** How long Compute's `operations.wait` blocks at most (default about 2 minutes, as Google's). */
+  computeWaitTimeoutMs?: number;
+  /** Host names (besides IP literals and localhost) the admin API and console may be reached by: the listen host, `--allowed-host`. */
+  allowedHosts?: string[];
+  /** Media API path prefix (default `/youtube`) and service name (default `youtube.googleapis.com`). */
+  mediaPathPrefix?: string;
+  mediaServiceName?: string;
   /** Seed for ids and secrets (tests only): the same seed gives the same ids. */
   seed?: string;
   env?: NodeJS.ProcessEnv;
@@ -53,11 +69,23 @@ export interface Cloudtwin {
   /** True when the admin token was generated now (the CLI prints it once). */
   adminTokenGenerated: boolean;
   apikeys: ApiKeys;
+  media: Media;
+  quota: Quota;
+  compute: Compute;
   worker: Worker;
   close(): Promise<void>;
 }
 
 const MASTER_KEY_CHECK = 'crypto.masterKeyCheck';
+/** The APIs this server serves, as Service Usage lists them (API-key `apiTargets` name these). */
+const servedApis = (mediaServiceName: string) => [
+  { name: 'apikeys.googleapis.com', title: 'API Keys API' },
+  { name: 'compute.googleapis.com', title: 'Compute Engine API' },
+  { name: mediaServiceName, title: 'YouTube Data API v3' },
+];
+
+/** The surfaces meant for the machine's own user, never offered to other web origins. */
+const LOCAL_SURFACES = ['/_twin/', '/console'];
 export const DEFAULT_PERMISSIVE_PRINCIPAL = 'user:owner@cloudtwin.local';
 
 /** Builds the whole product: store, platform, services and admin API on one Fastify app. */
@@ -74,38 +102,48 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const { token: adminToken, generated } = resolveAdminToken(opts.adminToken, opts.dataDir, ids);
 
     const app = createHttpApp({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 4 * 1024 * 1024 });
+    // Browsers: the Google API surfaces answer any origin as googleapis.com does; the admin API and console stay local.
+    installLocalSurfaceGuard(app, { prefixes: LOCAL_SURFACES, allowedHosts: opts.allowedHosts ?? [] });
+    installCors(app, { closedPrefixes: [...LOCAL_SURFACES, '/metrics'] });
     const clock = new Clock();
     const sharedClock = new SharedClock(store, clock);
     await sharedClock.reload();
     const iam = new IamService(store, ids);
     const access = new AccessControl(iam);
-    const tokens = new AccessTokens(store, ids);
-    const serviceAccountKeys = new ServiceAccountKeys(store, ids, clock);
+    const credentials = new CredentialGeneration(store, ids);
+    const tokens = new AccessTokens(store, ids, credentials);
+    const serviceAccountKeys = new ServiceAccountKeys(store, ids, clock, credentials);
     const operations = new OperationEngine(store, clock, app.log);
     await operations.reloadConfig();
     const permissivePrincipal = opts.permissivePrincipal ?? DEFAULT_PERMISSIVE_PRINCIPAL;
-    const authenticator = new Authenticator({ mode: opts.auth, permissivePrincipal, tokens, keys: serviceAccountKeys, iam });
+    const authenticator = new Authenticator({ mode: opts.auth, permissivePrincipal, tokens, keys: serviceAccountKeys, iam, generation: credentials });
     if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', permissivePrincipal);
 
     installMetrics(app);
     installAuthentication(app, authenticator);
     registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });
+    registerRevokeEndpoint(app, { tokens });
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations });
-    const world = new WorldService(store, iam, ids);
+    const quota = new Quota(store, clock);
+    const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName } });
+    const compute = createCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs });
+    createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
+    registerConsole(app);
+    const world = new WorldService(store, iam, ids, credentials);
     /** Settings other processes (or a snapshot) may have changed: the clock offset and the operations mode. */
     const reloadSharedSettings = async () => {
       await sharedClock.reload();
       await operations.reloadConfig();
     };
     const afterStateChange = async () => {
-      tokens.forgetAll();
-      serviceAccountKeys.forgetAll();
+      await credentials.replaced();
       apikeys.forgetCachedKeys();
+      quota.forgetLeases();
       await reloadSharedSettings();
     };
     const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
-    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations });
+    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota });
 
     if (opts.worldFile) await world.apply(readWorldFile(opts.worldFile));
 
@@ -113,8 +151,11 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       [
         { name: 'shared-settings', run: reloadSharedSettings },
         { name: 'operations', run: () => operations.completeDue() },
-        { name: 'operation-retention', run: every(60_000, () => operations.purgeFinished()) },
+        { name: 'operation-retention', run: every(60_000, async () => (await operations.purgeFinished()) + (await compute.purgeForgottenOperations())) },
         { name: 'token-sweep', run: every(60_000, () => tokens.sweep()) },
+        // First run a minute after start: it needs the Pacific-time formatter, whose ICU time-zone data
+        // (~18 ms, ~9 MiB resident) an idle server need not load at start.
+        { name: 'quota-retention', run: every(3_600_000, () => quota.purgeOld(), 60_000) },
       ],
       opts.workerIntervalMs ?? 100,
       app.log,
@@ -125,10 +166,15 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       adminToken,
       adminTokenGenerated: generated,
       apikeys,
+      media,
+      quota,
+      compute,
       worker,
       async close() {
         await worker.stop();
         await app.close();
+        await media.close();
+        await quota.close();
         await store.close();
       },
     };
@@ -138,9 +184,9 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
   }
 }
 
-/** A task that runs at most once per `ms` of wall time, however often the worker ticks. */
-function every(ms: number, fn: () => Promise<unknown>): () => Promise<void> {
-  let last = 0;
+/** A task that runs at most once per `ms` of wall time, however often the worker ticks; first after `firstAfterMs`. */
+function every(ms: number, fn: () => Promise<unknown>, firstAfterMs = 0): () => Promise<void> {
+  let last = firstAfterMs > 0 ? Date.now() - ms + firstAfterMs : 0;
   return async () => {
     if (Date.now() - last < ms) return;
     last = Date.now();
@@ -150,7 +196,8 @@ function every(ms: number, fn: () => Promise<unknown>): () => Promise<void> {
 
 export function readWorldFile(file: string): unknown {
   const text = readFileSync(file, 'utf8');
-  return /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+  // yaml is loaded only for a YAML world file (start-up cost otherwise).
+  return /\.ya?ml$/i.test(file) ? (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text) : JSON.parse(text);
 }
 
 /** Refuses to start with a master key other than the one the store's secrets were sealed with. */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiKeysClient } from '@google-cloud/apikeys';
 import { JWT } from 'google-auth-library';
+import { rejectsWithCode } from '../support/gax.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { ALICE, BOUND_OK, CI_SA, DEMO, OTHER, testWorld } from '../support/world.ts';
@@ -30,18 +31,6 @@ async function tokenEndpointCalls(server: ServerProcess): Promise<number> {
     if (/method="POST"/.test(m[1]) && /route="\/token"/.test(m[1])) n += Number(m[2]);
   }
   return n;
-}
-
-/** Asserts a rejected gax call carries the canonical gRPC code (and optionally a message fragment). */
-async function rejectsWithCode(p: Promise<unknown>, code: number, message?: RegExp): Promise<any> {
-  try {
-    await p;
-  } catch (err: any) {
-    assert.equal(err.code, code, `expected code ${code}, got ${err.code}: ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  assert.fail(`expected a rejection with code ${code}`);
 }
 
 describe('@google-cloud/apikeys (gax REST fallback) against cloudtwin serve', () => {

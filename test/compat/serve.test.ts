@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
+import { spawnReady } from '../support/spawnReady.ts';
 import { ALICE, DEMO, testWorld } from '../support/world.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
@@ -37,35 +38,17 @@ function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /** Runs `cloudtwin <args>` and waits for its ready line. */
 async function serve(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Serve> {
-  const proc = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const m = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line in 30 s:\n${out}\n${err}`)), 30_000);
-    proc.stdout!.on('data', () => {
-      const r = READY.exec(out);
-      if (r) {
-        clearTimeout(timer);
-        resolve(r);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`cloudtwin exited with ${code} before it was ready:\n${out}\n${err}`));
-    });
-  });
+  const p = await spawnReady(process.execPath, [BIN, ...args], READY, { cwd: opts.cwd, env: childEnv(opts.env) });
+  const exited = p.exited.then((x) => x.code);
   return {
-    url: m[1],
-    port: Number(m[2]),
-    proc,
-    stdout: () => out,
-    stderr: () => err,
+    url: p.ready[1],
+    port: Number(p.ready[2]),
+    proc: p.proc,
+    stdout: p.stdout,
+    stderr: p.stderr,
     exited,
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGTERM');
       return exited;
     },
   };
@@ -396,4 +379,29 @@ describe('cloudtwin serve: SIGTERM and restart', () => {
     assert.match(r.output, /master key does not match/);
     assert.doesNotMatch(r.output, /cloudtwin listening on/);
   });
+});
+
+describe('cloudtwin serve: SIGINT and SIGHUP drain too', () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  before(async () => {
+    db = await freshDatabase();
+    dataDir = tmp('cloudtwin-signals-');
+  });
+  after(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  for (const signal of ['SIGINT', 'SIGHUP'] as const) {
+    it(`${signal}: drains, frees the port and the data directory, exits 0`, async () => {
+      const s = await serve(['serve', '--port', '0', '--data-dir', dataDir, '--admin-token', 'signals-admin', ...dbArgs(db)]);
+      assert.equal((await call(s.url, '/_twin/v1/health')).status, 200);
+      s.proc.kill(signal);
+      assert.equal(await s.exited, 0);
+      assert.match(s.stderr(), new RegExp(`"signal":"${signal}","msg":"draining"`));
+      await assert.rejects(fetch(`${s.url}/_twin/v1/health`), 'no longer listening');
+      assert.deepEqual(readdirSync(dataDir).filter((f) => f === 'cloudtwin.lock'), [], 'the data directory is unlocked');
+    });
+  }
 });

@@ -4,24 +4,16 @@
  * crash leaves nothing half-written.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
+import { describe, test } from 'node:test';
+import { startServer } from '../support/server.ts';
+import { TEST_STORE, freshDatabase } from '../support/store.ts';
 import { ALICE, DEMO, testWorld } from '../support/world.ts';
-import { type HttpResult, KeysClient, halfWrittenProblems, newMasterKey, openStoreReader, pollUntil, removeDir, tempDir, tokenFor } from './helpers.ts';
+import { type HttpResult, KeysClient, halfWrittenProblems, newMasterKey, openStoreReader, pollUntil, tempDir, tokenFor, crashSuiteResources } from './helpers.ts';
 
 const keyName = (keyId: string) => `projects/${DEMO.projectNumber}/locations/global/keys/${keyId}`;
 
 describe(`crash recovery on ${TEST_STORE}`, () => {
-  const processes: ServerProcess[] = [];
-  const dirs: string[] = [];
-  const databases: TestDatabase[] = [];
-
-  after(async () => {
-    for (const p of processes) await p.kill9();
-    for (const d of dirs) removeDir(d);
-    for (const db of databases) await db.drop();
-  });
+  const { processes, dirs, databases } = crashSuiteResources();
 
   /** One store (data dir + database) and master key that successive processes reuse. */
   async function newStore() {

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { adminCall } from '../support/server.ts';
+import { after } from 'node:test';
+import { adminCall, type ServerProcess } from '../support/server.ts';
+import type { TestDatabase } from '../support/store.ts';
 
 /** A fresh master key (base64 of 32 bytes) for processes that must share one. */
 export function newMasterKey(): string {
@@ -24,6 +26,17 @@ export function removeDir(dir: string | undefined): void {
 }
 
 export { adminCall };
+
+/** What a crash suite starts, and its `after` hook kills (kill -9), removes and drops. */
+export function crashSuiteResources(): { processes: ServerProcess[]; dirs: string[]; databases: TestDatabase[] } {
+  const r = { processes: [] as ServerProcess[], dirs: [] as string[], databases: [] as TestDatabase[] };
+  after(async () => {
+    for (const p of r.processes) await p.kill9();
+    for (const d of r.dirs) removeDir(d);
+    for (const db of r.databases) await db.drop();
+  });
+  return r;
+}
 
 export interface HttpResult {
   status: number;

@@ -4,9 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { SignJWT, importPKCS8 } from 'jose';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
-import { ALICE, BOUND_OK, DEMO, LOOSE, testWorld } from '../support/world.ts';
+import { ALICE, BOUND_OK, CI_SA, DEMO, LOOSE, testWorld } from '../support/world.ts';
 import { KeysClient, type StoreReader, newMasterKey, openStoreReader, pollUntil, tokenFor } from './helpers.ts';
 
 const skip = TEST_STORE !== 'postgres' ? 'several processes share one store only on PostgreSQL (CLOUDTWIN_TEST_STORE=postgres)' : false;
@@ -165,5 +166,45 @@ describe('two processes on one PostgreSQL database', () => {
     const created = await onB.createKey(late.projectId, 'late-key');
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.equal((await onA.getKey(late.projectId, 'late-key')).status, 200);
+  });
+
+  test('revocations through A reach B at once, cached verifications included', { skip, timeout: 30_000 }, async (t) => {
+    const keyFile = await a.admin('POST', '/_twin/v1/serviceAccountKeys', { serviceAccount: CI_SA });
+    const kid = keyFile.private_key_id;
+    const privateKey = await importPKCS8(keyFile.private_key, 'RS256');
+    const iat = Math.floor(Date.now() / 1000);
+    const sign = (aud?: string) => {
+      const jwt = new SignJWT({ scope: 'https://www.googleapis.com/auth/cloud-platform' }).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(CI_SA).setSubject(CI_SA).setIssuedAt(iat).setExpirationTime(iat + 3600);
+      return (aud ? jwt.setAudience(aud) : jwt).sign(privateKey);
+    };
+    const jwt = await sign();
+    const exchanged = await fetch(`${a.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await sign(`${a.url}/token`) }),
+    });
+    assert.equal(exchanged.status, 200);
+    const fromKey = ((await exchanged.json()) as { access_token: string }).access_token;
+    const minted = await tokenFor(a.url, a.adminToken, ALICE);
+    const statusOnB = async (bearer: string) => (await new KeysClient(b.url, bearer).call('GET', `/v2/projects/${DEMO.projectId}/locations/global/keys?pageSize=1`)).status;
+    // B verifies each once, so each sits in B's caches.
+    for (const bearer of [jwt, fromKey, minted]) assert.equal(await statusOnB(bearer), 200);
+    /** Milliseconds from `revoke` (on A) until B refuses every one of `bearers`. */
+    const untilRefusedOnB = async (revoke: () => Promise<unknown>, bearers: string[]) => {
+      await revoke();
+      const started = Date.now();
+      await pollUntil('B to refuse the revoked credentials', 2000, async () => ((await Promise.all(bearers.map(statusOnB))).every((s) => s === 401) ? true : undefined), 5);
+      return Date.now() - started;
+    };
+    const keyPath = `/_twin/v1/serviceAccounts/${CI_SA}/keys/${kid}`;
+    const disabled = await untilRefusedOnB(() => a.admin('POST', `${keyPath}:disable`), [jwt, fromKey]);
+    assert.equal(await statusOnB(minted), 200, 'other credentials keep working');
+    await a.admin('POST', `${keyPath}:enable`);
+    await pollUntil('B to accept the re-enabled key', 2000, async () => ((await statusOnB(jwt)) === 200 && (await statusOnB(fromKey)) === 200 ? true : undefined), 5);
+    const revoked = await untilRefusedOnB(() => fetch(`${a.url}/revoke?token=${encodeURIComponent(minted)}`, { method: 'POST' }), [minted]);
+    const deleted = await untilRefusedOnB(() => a.admin('DELETE', keyPath), [jwt, fromKey]);
+    t.diagnostic(`B refused: ${disabled} ms after disable, ${revoked} ms after /revoke, ${deleted} ms after delete (bound: CREDENTIALS_REFRESH_MS = 100 ms)`);
+    // 100 ms plus the polling request in flight; generous for a loaded CI machine.
+    for (const ms of [disabled, revoked, deleted]) assert.ok(ms <= 500, `${ms} ms`);
   });
 });

@@ -1,4 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { after, before } from 'node:test';
 import { createCloudtwin, type Cloudtwin, type CloudtwinOptions } from '../../src/server.ts';
 import { freshDatabase } from './store.ts';
 import { testWorld } from './world.ts';
@@ -47,4 +48,17 @@ export async function startTestTwin(opts: Partial<CloudtwinOptions> & { world?: 
       await db.drop();
     },
   };
+}
+
+/**
+ * Suite hooks: a twin started (`startTestTwin(opts)`) before the suite's tests and handed to
+ * `set`, closed after them.
+ */
+export function twinHooks(set: (twin: TestTwin) => void | Promise<void>, opts: Parameters<typeof startTestTwin>[0] = {}): void {
+  let twin: TestTwin | undefined;
+  before(async () => {
+    twin = await startTestTwin(opts);
+    await set(twin);
+  });
+  after(() => twin?.close());
 }

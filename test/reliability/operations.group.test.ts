@@ -1,0 +1,100 @@
+/**
+ * Group commit in the operation engine: concurrent works share one transaction, each inside its
+ * own savepoint. One failing never affects another; every answer comes after the commit (a second
+ * connection sees the write when the promise settles); instant completions inside a group record
+ * their outcome.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Clock } from '../../src/platform/clock/clock.ts';
+import { ApiError } from '../../src/platform/http/errors.ts';
+import { OperationEngine } from '../../src/platform/operations/engine.ts';
+import { Store } from '../../src/platform/store/store.ts';
+import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
+import { type StoreReader, openStoreReader, removeDir, tempDir } from './helpers.ts';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+
+describe(`operation engine group commit on ${TEST_STORE}`, () => {
+  let store: Store;
+  let engine: OperationEngine;
+  let reader: StoreReader;
+  let db: TestDatabase;
+  const dataDir = tempDir();
+
+  before(async () => {
+    db = await freshDatabase();
+    store = await Store.open({ databaseUrl: db.url, dataDir });
+    engine = new OperationEngine(store, new Clock(), quiet as any);
+    engine.register({
+      kind: 'test.write',
+      async complete(trx, payload: { key: string; fail?: boolean }) {
+        await trx.insertInto('twin_settings').values({ name: payload.key, value: 'written' }).execute();
+        if (payload.fail) throw new ApiError({ status: 'FAILED_PRECONDITION', message: `refused ${payload.key}` });
+        return { wrote: payload.key };
+      },
+    });
+    reader = await openStoreReader({ dataDir, databaseUrl: db.url });
+  });
+  after(async () => {
+    await reader.close();
+    await store.close();
+    await db.drop();
+    removeDir(dataDir);
+  });
+
+  const seen = async (name: string) => (await reader.query('SELECT value FROM twin_settings WHERE name = ?', [name])).length === 1;
+
+  test('concurrent works: each succeeds or fails alone, and is visible to another connection when its promise settles', async () => {
+    const n = 40;
+    const results = await Promise.allSettled(
+      Array.from({ length: n }, (_, i) =>
+        engine.grouped(async (trx) => {
+          await trx.insertInto('twin_settings').values({ name: `g-${i}`, value: String(i) }).execute();
+          if (i % 5 === 3) throw new Error(`work ${i} fails`);
+          return i;
+        }).then(async (v) => {
+          // settled only after the commit: a second connection already sees the row
+          assert.equal(await seen(`g-${i}`), true, `g-${i} visible when its promise resolved`);
+          return v;
+        }),
+      ),
+    );
+    for (let i = 0; i < n; i++) {
+      const r = results[i];
+      if (i % 5 === 3) {
+        assert.equal(r.status, 'rejected');
+        assert.match(String((r as PromiseRejectedResult).reason), new RegExp(`work ${i} fails`));
+        assert.equal(await seen(`g-${i}`), false, `g-${i} rolled back`);
+      } else {
+        assert.deepEqual(r, { status: 'fulfilled', value: i });
+      }
+    }
+  });
+
+  test('a store error in one work (duplicate key) leaves the others of its group committed', async () => {
+    const results = await Promise.allSettled(
+      ['dup-a', 'dup-b', 'dup-a', 'dup-c'].map((name) => engine.grouped((trx) => trx.insertInto('twin_settings').values({ name, value: 'x' }).execute())),
+    );
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    for (const name of ['dup-a', 'dup-b', 'dup-c']) assert.equal(await seen(name), true);
+  });
+
+  test('instant completion inside a group: the outcome is stored with the operation, a failing handler undoes only its own writes', async () => {
+    const ops = await Promise.all(
+      ['ok-1', 'bad-1', 'ok-2'].map((key) =>
+        engine.grouped((trx) => engine.submitAndComplete(trx, { name: `operations/${key}`, service: 'test', kind: 'test.write', projectNumber: '1', payload: { key, fail: key.startsWith('bad') } })),
+      ),
+    );
+    assert.deepEqual(ops.map((o) => o?.done), [true, true, true]);
+    assert.deepEqual(ops[0]!.result, { wrote: 'ok-1' });
+    assert.deepEqual(ops[1]!.error, { code: 9, message: 'refused bad-1' });
+    assert.equal(await seen('ok-1'), true);
+    assert.equal(await seen('ok-2'), true);
+    assert.equal(await seen('bad-1'), false);
+    const stored = await engine.get('operations/bad-1');
+    assert.equal(stored?.done, true);
+    assert.deepEqual(stored?.error, { code: 9, message: 'refused bad-1' });
+    assert.deepEqual((await engine.get('operations/ok-2'))?.result, { wrote: 'ok-2' });
+  });
+});
