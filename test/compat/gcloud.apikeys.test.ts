@@ -316,13 +316,16 @@ if (gcloudAvailable('gcloud services api-keys')) {
       });
 
       test('PERMISSION_DENIED: the message names the permission', async () => {
-        const [viewerCreate, viewerKeyString, strangerDescribe] = await Promise.all([
+        const [viewerCreate, viewerKeyString, strangerKeyString, strangerDescribe] = await Promise.all([
           g.run(['services', 'api-keys', 'create', '--key-id=by-bob'], { as: BOB }),
           g.run(['services', 'api-keys', 'get-key-string', 'describe-me'], { as: BOB }),
+          g.run(['services', 'api-keys', 'get-key-string', 'describe-me'], { as: MALLORY }),
           g.run(['services', 'api-keys', 'describe', 'describe-me'], { as: MALLORY }),
         ]);
         fails(viewerCreate, 'PERMISSION_DENIED', /Permission 'apikeys\.keys\.create' denied/);
-        fails(viewerKeyString, 'PERMISSION_DENIED', /Permission 'apikeys\.keys\.getKeyString' denied/);
+        // roles/serviceusage.apiKeysViewer grants getKeyString, as Google's role does.
+        assert.match(ok(viewerKeyString).keyString, KEY_STRING);
+        fails(strangerKeyString, 'PERMISSION_DENIED', /Permission 'apikeys\.keys\.getKeyString' denied/);
         fails(strangerDescribe, 'PERMISSION_DENIED', /Permission 'apikeys\.keys\.get' denied/);
       });
     });
