@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, SqliteAdapter, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 
 /** One migration set for both dialects: portable column types only. */
@@ -226,10 +226,27 @@ class InCodeMigrations implements MigrationProvider {
  * `schema` is where Kysely keeps its migration bookkeeping (on PostgreSQL, the connection's
  * current schema). Without it Kysely looks for its tables in every schema of the database and
  * takes another schema's (another cloudtwin sharing the database) for this one's.
+ *
+ * On SQLite every pending migration, and Kysely's bookkeeping, runs in one transaction: Kysely
+ * runs SQLite DDL without one (its adapter says SQLite has no transactional DDL, which it has),
+ * so each of the ~60 statements of a first start was a commit of its own, each an fsync
+ * (WAL, synchronous=FULL): tens of milliseconds of a first start. One transaction also means a
+ * migration that fails leaves nothing half-applied. The store's one connection runs nothing else
+ * while the store opens, so the statements Kysely sends through it all land in this transaction.
  */
 export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string } = {}): Promise<void> {
   const migrator = new Migrator({ db, provider: new InCodeMigrations(), migrationTableSchema: opts.schema });
-  const { error, results } = await migrator.migrateToLatest();
+  const inOneTransaction = db.getExecutor().adapter instanceof SqliteAdapter;
+  if (inOneTransaction) await sql`BEGIN IMMEDIATE`.execute(db);
+  let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>;
+  try {
+    outcome = await migrator.migrateToLatest();
+  } catch (err) {
+    if (inOneTransaction) await sql`ROLLBACK`.execute(db);
+    throw err;
+  }
+  const { error, results } = outcome;
+  if (inOneTransaction) await sql.raw(error ? 'ROLLBACK' : 'COMMIT').execute(db);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
