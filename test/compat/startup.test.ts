@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { vendoredSpecifiers } from '../../bin/vendored.js';
 import { spawnReady } from '../support/spawnReady.ts';
 import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
 
@@ -70,10 +71,21 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     const res = await fetch(`${url}/v2/projects/no-such-project/locations/global/keys`);
     assert.equal(res.status, 401);
     const got = loaded();
-    assert.ok(got.has('fastify') && got.has('kysely'), `the hook sees packages: ${[...got].join(', ')}`);
+    assert.ok(got.has('fastify') && (got.has('kysely') || got.has('.cloudtwin-vendor')), `the hook sees packages: ${[...got].join(', ')}`);
     for (const name of LAZY) {
       if (name === 'pg' && TEST_STORE === 'postgres') assert.ok(got.has('pg'), 'the PostgreSQL store loads its driver');
       else assert.equal(got.has(name), false, `${name} is loaded at start: ${[...got].join(', ')}`);
+    }
+  });
+
+  it('kysely and TypeBox load from their bundles when npm ci made them (scripts/vendor-deps.js), else from node_modules', () => {
+    const got = loaded();
+    if (vendoredSpecifiers().size > 0) {
+      assert.ok(got.has('.cloudtwin-vendor'), `the bundles are used: ${[...got].join(', ')}`);
+      assert.equal(got.has('kysely'), false, 'kysely is not loaded from node_modules/kysely');
+      assert.equal(got.has('@sinclair/typebox'), false, 'TypeBox is not loaded from node_modules/@sinclair/typebox');
+    } else {
+      assert.ok(got.has('kysely') && got.has('@sinclair/typebox'));
     }
   });
 

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { vendoredSpecifiers } from '../../bin/vendored.js';
+
+/** A fake checkout: installed packages with versions, and a vendor manifest built from `built` versions. */
+function checkout(installed: Record<string, string>, built: Record<string, string>, files = ['kysely.mjs', 'kysely-migration.mjs', 'typebox.mjs']): string {
+  const root = mkdtempSync(join(tmpdir(), 'ct-vendor-'));
+  for (const [pkg, version] of Object.entries(installed)) {
+    mkdirSync(join(root, 'node_modules', pkg), { recursive: true });
+    writeFileSync(join(root, 'node_modules', pkg, 'package.json'), JSON.stringify({ name: pkg, version }));
+  }
+  const dir = join(root, 'node_modules', '.cloudtwin-vendor');
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) writeFileSync(join(dir, f), 'export {};\n');
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({
+    packages: built,
+    specifiers: {
+      kysely: { pkg: 'kysely', file: 'kysely.mjs' },
+      'kysely/migration': { pkg: 'kysely', file: 'kysely-migration.mjs' },
+      '@sinclair/typebox': { pkg: '@sinclair/typebox', file: 'typebox.mjs' },
+    },
+  }));
+  return root;
+}
+
+test('bundles built from the installed versions serve their specifiers', () => {
+  const root = checkout({ kysely: '0.29.9', '@sinclair/typebox': '0.34.52' }, { kysely: '0.29.9', '@sinclair/typebox': '0.34.52' });
+  try {
+    const map = vendoredSpecifiers(root);
+    assert.deepEqual([...map.keys()].sort(), ['@sinclair/typebox', 'kysely', 'kysely/migration']);
+    assert.equal(map.get('kysely/migration'), pathToFileURL(join(root, 'node_modules', '.cloudtwin-vendor', 'kysely-migration.mjs')).href);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a package upgraded since the bundles were built, or a missing bundle file, resolves from node_modules', () => {
+  const root = checkout({ kysely: '0.30.0', '@sinclair/typebox': '0.34.52' }, { kysely: '0.29.9', '@sinclair/typebox': '0.34.52' }, ['kysely.mjs', 'kysely-migration.mjs']);
+  try {
+    assert.deepEqual([...vendoredSpecifiers(root).keys()], [], 'kysely is stale and typebox.mjs is missing');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('no manifest: nothing is vendored', () => {
+  const root = mkdtempSync(join(tmpdir(), 'ct-vendor-'));
+  try {
+    assert.equal(vendoredSpecifiers(root).size, 0);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
