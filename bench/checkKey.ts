@@ -6,7 +6,7 @@
 //
 //   npm run bench:checkkey      (env: BENCH_SECONDS=10, BENCH_CONNECTIONS=50)
 import { fileURLToPath } from 'node:url';
-import { compare, cpuRatioText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, spawnNode, startBaseline, tempDir, usText } from './lib.ts';
+import { compare, cpuRatioText, equalRateCpuText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, spawnNode, startBaseline, tempDir, usText } from './lib.ts';
 
 deadline(110);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -22,7 +22,7 @@ try {
   const cmp = await compare(
     { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline`, headers, pid: baseline.pid },
     { name: 'GET /bench/check (checkKey + constant)', url: `${server.url}/bench/check`, headers, pid: server.pid },
-    { connections, seconds },
+    { connections, seconds, equalRate: true },
   );
   const { baseline: base, target: check } = cmp;
   printTable('checkKey over HTTP vs baseline', loadRows([base, check], base));
@@ -32,6 +32,7 @@ try {
     ['checkKey / baseline', ratioText(cmp)],
     ['server CPU per request', `checkKey route ${usText(check.cpuUsPerRequest)}, baseline ${usText(base.cpuUsPerRequest)}`],
     ['  checkKey / baseline', cpuRatioText(cmp)],
+    ['server CPU per request, equal rate', equalRateCpuText(cmp)],
     ['errors + non-2xx', `${check.errors + check.non2xx} (baseline ${base.errors + base.non2xx})`],
     ['direct checkKey calls/s', `${direct.toFixed(0)}  (in process, sequential awaits, no HTTP)`],
   ]);

@@ -92,6 +92,8 @@ export function tempDir(prefix: string): string {
  */
 export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Child> {
   const usePin = PIN && opts.pin !== false;
+  // BENCH_CPU_PROF=<dir>: cloudtwin and baseline processes write a V8 CPU profile there when they stop (to profile under the bench's load).
+  if (process.env.BENCH_CPU_PROF && (args[0] === BIN || args[0] === BASELINE_SERVER)) args = ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, ...args];
   const cmd = usePin ? TASKSET! : process.execPath;
   const argv = usePin ? ['-c', '1', process.execPath, ...args] : args;
   const t0 = performance.now();
@@ -237,9 +239,9 @@ export interface LoadResult {
 
 type RawRun = { totalCompletedRequests: number; duration: number; errors: number; timeouts: number; non2xx: number; serverCpuMs: number };
 
-async function runRaw(t: Target, connections: number, seconds: number): Promise<RawRun> {
+async function runRaw(t: Target, connections: number, seconds: number, overallRate?: number): Promise<RawRun> {
   const cpu0 = t.pid ? cpuMs(t.pid) : NaN;
-  const r = (await (autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, skipAggregateResult: true }) as unknown as Promise<RawRun>)) as RawRun;
+  const r = (await (autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, overallRate, skipAggregateResult: true } as Parameters<typeof autocannon>[0]) as unknown as Promise<RawRun>)) as RawRun;
   r.serverCpuMs = t.pid ? cpuMs(t.pid) - cpu0 : NaN;
   return r;
 }
@@ -286,6 +288,18 @@ export interface Comparison {
   /** Target's server CPU time per request over baseline's (lower is better; 1 = as cheap as a bare route). */
   cpuRatio: number;
   cpuRoundRatios: number[];
+  /**
+   * The same CPU comparison with both servers serving the same request rate (`equalRate` req/s,
+   * below what either can serve), in alternating slices. At saturation each server's CPU per
+   * request also depends on how busy the load generator is: the faster server finds the client
+   * busy, the slower one finds it waiting and pays for waking it in every socket write. At one
+   * rate both see the same client, so only the work per request differs.
+   */
+  equalRate: number;
+  equalRateBaselineCpuUs: number;
+  equalRateTargetCpuUs: number;
+  equalRateCpuRatio: number;
+  equalRateRoundRatios: number[];
 }
 
 /**
@@ -293,7 +307,7 @@ export interface Comparison {
  * `seconds / rounds` each, so each gets `seconds` in all). Load from elsewhere on the machine
  * that comes and goes then hits both about equally instead of skewing the ratio.
  */
-export async function compare(baseline: Target, target: Target, o: { connections: number; seconds: number; rounds?: number; warmupSeconds?: number }): Promise<Comparison> {
+export async function compare(baseline: Target, target: Target, o: { connections: number; seconds: number; rounds?: number; warmupSeconds?: number; equalRate?: boolean }): Promise<Comparison> {
   const rounds = o.rounds ?? 10;
   const slice = Math.max(1, Math.round(o.seconds / rounds));
   await probe(baseline);
@@ -310,7 +324,22 @@ export async function compare(baseline: Target, target: Target, o: { connections
   const B = merge(baseline, b, o.connections);
   const T = merge(target, t, o.connections);
   const cpuPerReq = (r: RawRun) => r.serverCpuMs / r.totalCompletedRequests;
+  // Equal rate: 70 % of what the slower of the two served, for both.
+  const equalRate = Math.max(100, Math.round(0.7 * Math.min(B.reqPerSec, T.reqPerSec)));
+  const eb: RawRun[] = [];
+  const et: RawRun[] = [];
+  for (let i = 0; o.equalRate && i < Math.max(4, Math.round(rounds / 2)); i++) {
+    eb.push(await runRaw(baseline, o.connections, slice, equalRate));
+    et.push(await runRaw(target, o.connections, slice, equalRate));
+  }
+  const EB = eb.length ? merge(baseline, eb, o.connections) : { cpuUsPerRequest: NaN };
+  const ET = et.length ? merge(target, et, o.connections) : { cpuUsPerRequest: NaN };
   return {
+    equalRate,
+    equalRateBaselineCpuUs: EB.cpuUsPerRequest,
+    equalRateTargetCpuUs: ET.cpuUsPerRequest,
+    equalRateCpuRatio: ET.cpuUsPerRequest / EB.cpuUsPerRequest,
+    equalRateRoundRatios: eb.map((r, i) => cpuPerReq(et[i]) / cpuPerReq(r)),
     baseline: B,
     target: T,
     ratio: T.reqPerSec / B.reqPerSec,
@@ -330,6 +359,13 @@ export function cpuRatioText(c: Comparison, max = 1.6): string {
   const r = c.cpuRoundRatios.filter(Number.isFinite);
   if (!Number.isFinite(c.cpuRatio)) return 'not measured (no server pid or no /proc)';
   return `${c.cpuRatio.toFixed(2)}x  (per round ${Math.min(...r).toFixed(2)}-${Math.max(...r).toFixed(2)}; target <= ${max}: ${meets(c.cpuRatio, max)})`;
+}
+
+/** The equal-rate CPU comparison: "1.52x at 14,000 req/s each (21.0 us vs 13.8 us; per round 1.4-1.7; target <= 1.6: MET)". */
+export function equalRateCpuText(c: Comparison, max = 1.6): string {
+  const r = c.equalRateRoundRatios.filter(Number.isFinite);
+  if (!Number.isFinite(c.equalRateCpuRatio)) return 'not measured (no server pid or no /proc)';
+  return `${c.equalRateCpuRatio.toFixed(2)}x at ${c.equalRate.toLocaleString('en-US')} req/s each (${usText(c.equalRateTargetCpuUs)} vs ${usText(c.equalRateBaselineCpuUs)}; per round ${Math.min(...r).toFixed(2)}-${Math.max(...r).toFixed(2)}; target <= ${max}: ${meets(c.equalRateCpuRatio, max)})`;
 }
 
 /** "125.3 us" */

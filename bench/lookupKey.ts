@@ -4,7 +4,7 @@
 //
 //   npm run bench:lookup        (env: BENCH_SECONDS=10, BENCH_CONNECTIONS=50)
 import { ALICE, DEMO, testWorld } from '../test/support/world.ts';
-import { type Child, call, compare, cpuRatioText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, usText } from './lib.ts';
+import { type Child, call, compare, cpuRatioText, equalRateCpuText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, usText } from './lib.ts';
 
 deadline(110);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -37,7 +37,7 @@ try {
   const cmp = await compare(
     { name: 'baseline (bare fastify GET constant)', url: `${baseline.url}/baseline`, pid: baseline.pid },
     { name: 'GET /v2/keys:lookupKey (bearer token)', url: lookupUrl, headers: { authorization: `Bearer ${token}` }, pid: twin.pid },
-    { connections, seconds },
+    { connections, seconds, equalRate: true },
   );
   const { baseline: base, target: lookup } = cmp;
   printTable('lookupKey vs baseline', loadRows([base, lookup], base));
@@ -47,6 +47,7 @@ try {
     ['lookupKey / baseline', ratioText(cmp)],
     ['server CPU per request', `lookupKey ${usText(lookup.cpuUsPerRequest)}, baseline ${usText(base.cpuUsPerRequest)}`],
     ['  lookupKey / baseline', cpuRatioText(cmp)],
+    ['server CPU per request, equal rate', equalRateCpuText(cmp)],
     ['errors + non-2xx', `${lookup.errors + lookup.non2xx} (baseline ${base.errors + base.non2xx})`],
   ]);
 } finally {
