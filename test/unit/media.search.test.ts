@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Store } from '../../src/platform/store/store.ts';
 import { createMediaCatalog } from '../../src/services/media/catalog/index.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
+import { cellOf, coveringCells } from '../../src/services/media/search/geoCells.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { CH_BIG, CH_SHOW, CH_SMALL, type FixtureStore, load, openFixture, query, video } from './media.fixture.ts';
 
@@ -209,6 +210,43 @@ describe('media search engine: filters and orders on a small catalogue', () => {
     assert.deepEqual((await c.playlistsOfChannel(CH_SHOW, 10)).map((p) => p.id), ['PLcookcookcookcook01']);
     assert.deepEqual((await c.channels([CH_SMALL])).map((x) => x.id), [CH_SMALL]);
     assert.deepEqual((await c.playlists(['PLrockrockrockrock01'])).map((x) => x.id), ['PLrockrockrockrock01']);
+  });
+});
+
+describe('media search engine: geo cells', () => {
+  test('the cells a circle reaches hold every point within it (antimeridian, high latitudes, cell borders)', () => {
+    const R = 6_371_008.8;
+    const rad = (x: number) => (x * Math.PI) / 180;
+    const distance = (a: [number, number], b: [number, number]) => {
+      const h = Math.sin(rad(b[0] - a[0]) / 2) ** 2 + Math.cos(rad(a[0])) * Math.cos(rad(b[0])) * Math.sin(rad(b[1] - a[1]) / 2) ** 2;
+      return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
+    };
+    let state = 7;
+    const rand = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const centres: [number, number][] = [[40.7128, -74.006], [0, 179.95], [0, -179.99], [-33.87, 151.3], [64.1466, -21.9426], [71, 25], [41, -74], [-0.0001, 0]];
+    let checked = 0;
+    let covered = 0;
+    for (const c of centres) {
+      for (const radius of [1000, 50_000, 200_000, 1_000_000]) {
+        const cells = coveringCells(rad(c[0]), rad(c[1]), radius / R);
+        if (!cells) continue;
+        covered++;
+        const reach = new Set(cells);
+        for (let i = 0; i < 4000; i++) {
+          // points around the centre, many near (and on) the circle, some on whole degrees
+          const spread = (radius / R) * (180 / Math.PI) * 3;
+          let p: [number, number] = [c[0] + (rand() - 0.5) * 2 * spread, c[1] + (rand() - 0.5) * 2 * spread * 3];
+          if (i % 10 === 0) p = [Math.round(p[0]), Math.round(p[1])];
+          p[1] = ((((p[1] + 180) % 360) + 360) % 360) - 180;
+          if (Math.abs(p[0]) >= 90 || distance(c, p) > radius) continue;
+          checked++;
+          assert.ok(reach.has(cellOf(rad(p[0]) * (180 / Math.PI), rad(p[1]) * (180 / Math.PI))), `${p} within ${radius} m of ${c}`);
+        }
+      }
+    }
+    assert.ok(checked > 3000 && covered > 20, `${checked} points in ${covered} circles`);
+    // a circle around a pole (or too large) reaches every cell: no list of cells
+    assert.equal(coveringCells(rad(89.5), 0, 100_000 / R), undefined);
   });
 });
 

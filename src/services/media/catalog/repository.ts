@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { HotQuery } from '../../../platform/store/hotQuery.ts';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { EntryRefs, NormalizedEntry } from './format.ts';
 import type { CatalogResource, ContentOwner } from './types.ts';
@@ -12,9 +13,12 @@ export interface CatalogVersion {
   seq: number;
 }
 
+/** Read before every search: compiled once (see HotQuery), not built by Kysely each time. */
+const VERSION = new HotQuery((db: Db, epoch: 'epoch', seq: 'seq') => db.selectFrom('media_meta').select(['name', 'value']).where('name', 'in', [epoch, seq]));
+
 /** The catalogue's change version: `seq` grows with every write; `epoch` changes when the catalogue is wiped and refilled. */
 export async function readVersion(db: Db): Promise<CatalogVersion> {
-  const rows = await db.selectFrom('media_meta').select(['name', 'value']).where('name', 'in', ['epoch', 'seq']).execute();
+  const rows = await VERSION.rows(db, 'epoch', 'seq');
   const v = { epoch: 0, seq: 0 };
   for (const r of rows) if (r.name === 'epoch' || r.name === 'seq') v[r.name] = Number(r.value);
   return v;

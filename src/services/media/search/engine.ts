@@ -142,31 +142,19 @@ export class MediaSearch implements MediaSearchEngine {
     await this.refresh();
     const index = this.#index;
     const ranked = evaluate(index, q);
-    const picked = ranked.docs.map((d) => ({
-      kind: KIND_NAME[index.kind[d]],
-      id: index.ids[d],
-      publishedAt: index.published[d],
-      channelId: index.channelIds[index.channel[d]],
-      channelTitle: index.channelTitles[index.channel[d]],
-      live: index.liveState[d],
-    }));
-    const text = new Map<string, { title: string; description: string }>();
-    for (const [kind, table] of TABLES) {
-      const ids = picked.filter((p) => p.kind === kind).map((p) => p.id);
-      if (!ids.length) continue;
-      for (const r of await this.#db.selectFrom(table).select(['id', 'title', 'description']).where('id', 'in', ids).execute()) text.set(`${kind}:${r.id}`, r);
-    }
-    const hits: SearchHit[] = picked.map((p) => {
-      const t = text.get(`${p.kind}:${p.id}`);
+    // titles and descriptions come from the index (the same catalogue version as the ranking): no store read
+    const hits: SearchHit[] = ranked.docs.map((d) => {
+      const { title, description } = index.textOf(d);
+      const live = index.liveState[d];
       return {
-        kind: p.kind,
-        id: p.id,
-        publishedAt: p.publishedAt,
-        channelId: p.channelId,
-        channelTitle: p.channelTitle,
-        title: t?.title ?? '',
-        description: t?.description ?? '',
-        liveBroadcastContent: p.live === 1 ? 'live' : p.live === 2 ? 'upcoming' : 'none',
+        kind: KIND_NAME[index.kind[d]],
+        id: index.ids[d],
+        publishedAt: index.published[d],
+        channelId: index.channelIds[index.channel[d]],
+        channelTitle: index.channelTitles[index.channel[d]],
+        title,
+        description,
+        liveBroadcastContent: live === 1 ? 'live' : live === 2 ? 'upcoming' : 'none',
       };
     });
     return { hits, totalResults: ranked.total, hasMore: ranked.hasMore };

@@ -1,5 +1,6 @@
 import { FLAG } from '../catalog/format.ts';
 import type { QueryAtom, SearchQuery } from '../catalog/types.ts';
+import { coveringCells, geoCells } from './geoCells.ts';
 import { type Champion, KIND_CODE, type Postings, type SearchIndex } from './index.ts';
 
 /**
@@ -33,6 +34,8 @@ interface List {
   n: number;
   idf: number;
   pos: number;
+  /** A selective candidate list's name (live state, geo cell): its documents in ranking order are kept per order (see `rankedSubset`). */
+  name?: string;
 }
 /** A required set: a document qualifies when any of its lists holds it. `scored` for query clauses. */
 interface Requirement {
@@ -41,10 +44,12 @@ interface Requirement {
   scored: boolean;
   /** Already checked by `match` from the document's columns (kind, live state, geotag): a source of candidates only. */
   implied?: boolean;
+  /** Every list has a name: the set can be walked in ranking order (see `rankedSubset`). */
+  ranked?: boolean;
 }
 
-function list(p: { docs: Int32Array; tf?: Uint8Array; n: number }, idf: number, scored: boolean): List {
-  return { docs: p.docs, tf: scored ? p.tf : undefined, n: p.n, idf, pos: 0 };
+function list(p: { docs: Int32Array; tf?: Uint8Array; n: number }, idf: number, scored: boolean, name?: string): List {
+  return { docs: p.docs, tf: scored ? p.tf : undefined, n: p.n, idf, pos: 0, name };
 }
 
 /** First position >= `from` whose document is >= target (galloping then binary search). */
@@ -264,8 +269,21 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   }
 
   // Selective filters with their own lists also propose candidates.
-  if (liveState) required.push({ lists: [list(index.liveDocs[liveState], 0, false)], size: index.liveDocs[liveState].n, scored: false, implied: true });
-  if (loc) required.push({ lists: [list(index.geoDocs, 0, false)], size: index.geoDocs.n, scored: false, implied: true });
+  if (liveState) required.push({ lists: [list(index.liveDocs[liveState], 0, false, `live ${liveState}`)], size: index.liveDocs[liveState].n, scored: false, implied: true, ranked: true });
+  if (loc) {
+    // the cells the circle reaches (else every geotagged document)
+    const cells = coveringCells(locLat, locLng, maxAngle);
+    if (cells) {
+      const byCell = geoCells(index);
+      const lists: List[] = [];
+      for (const c of cells) {
+        const docs = byCell.get(c);
+        if (docs) lists.push(list({ docs, n: docs.length }, 0, false, `geo ${c}`));
+      }
+      if (!lists.length) return EMPTY;
+      required.push({ lists, size: lists.reduce((s, l) => s + l.n, 0), scored: false, implied: true, ranked: true });
+    } else required.push({ lists: [list(index.geoDocs, 0, false, 'geo')], size: index.geoDocs.n, scored: false, implied: true, ranked: true });
+  }
   if ((kindMask & (kindMask - 1)) === 0) {
     const k = Math.log2(kindMask);
     required.push({ lists: [list(index.kindDocs[k], 0, false)], size: index.kindDocs[k].n, scored: false, implied: true });
@@ -348,10 +366,14 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   };
   // Title order: by each document's place in the title ordering when that is built (numbers compare
   // faster than titles; the same order, see `ordering`), else by the titles themselves.
-  const titleRank = order === 'title' ? index.orderings.get(TITLE_RANK) : undefined;
-  const byTitle = order === 'title' && !titleRank;
+  // Exact orders: each document's place in the order's ranking is its key (the same order as its
+  // order key, then id: one number, no title or id comparisons), made for many candidates and used
+  // whenever it exists; without it, title order compares the titles themselves.
+  const rankedByPlace = order !== 'relevance' && driverN > ORDERED_SCAN_MIN / 16;
+  const rank = order === 'relevance' ? undefined : rankedByPlace ? rankOf(index, order) : index.orderings.get(rankKey(order));
+  const byTitle = order === 'title' && !rank;
   const keyOf = (d: number, bm25: number): number => {
-    if (titleRank) return -titleRank[d];
+    if (rank) return -rank[d];
     if (order !== 'relevance') return orderKey(index, order, d);
     return (bm25 + index.staticScore[d]) * (language > 0 && index.language[d] === language ? LANGUAGE_BOOST : 1);
   };
@@ -416,21 +438,23 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     for (const l of excluded) l.pos = 0;
   }
 
-  // --- many candidates: walk the documents in ranking order and stop early (top-k)
-  if (driverN > ORDERED_SCAN_MIN && reach > 0 && !(scoring && textClauses.length)) {
-    const perm = ordering(index, order);
+  // --- many candidates: walk the documents in ranking order and stop early (top-k). `next` gives
+  // the documents in ranking order (-1 at the end); past `budget` documents the walk gives up.
+  const walk = (next: () => number, length: number, budget: number): Ranked | undefined => {
     // One more than needed: finding it proves there are more results.
     const topK = new TopK(index, reach + 1, byTitle);
     const exact = order !== 'relevance';
     let maxBm25 = 0;
     for (const r of required) if (r.scored) maxBm25 += Math.max(...r.lists.map((l) => l.idf)) * (K1 + 1);
     const maxBoost = language > 0 ? LANGUAGE_BOOST : 1;
-    // Walking costs more per document than scoring a candidate list; past this budget, score the list instead (0: tests, walk to the end).
-    const budget = ORDERED_SCAN_MIN === 0 ? Infinity : ORDERED_SCAN_MIN + (driverN >> 3);
     let matched = 0;
+    let ended = false;
     let i = 0;
-    for (; i < perm.length; i++) {
-      const d = perm[i];
+    for (let d: number; ; i++) {
+      if ((d = next()) < 0) {
+        ended = true;
+        break;
+      }
       if (topK.full) {
         if (exact) break;
         if ((maxBm25 + index.staticScore[d]) * maxBoost < topK.worstKey) break;
@@ -441,14 +465,32 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
       matched++;
       topK.offer(d, keyOf(d, bm25));
     }
-    if (i <= budget || i === perm.length) {
-      // Stopped early: the total is estimated from the share of documents walked (the API's totalResults is approximate too).
-      const total = i >= perm.length ? matched : Math.max(matched, Math.round((matched * perm.length) / Math.max(1, i)));
-      strategyStats.walk++;
-      return finish(topK.sorted().slice(0, reach), total);
-    }
     for (const r of required) for (const l of r.lists) l.pos = 0;
     for (const l of excluded) l.pos = 0;
+    if (i > budget && !ended) return undefined;
+    // Stopped early: the total is estimated from the share of documents walked (the API's totalResults is approximate too).
+    const total = ended ? matched : Math.max(matched, Math.round((matched * length) / Math.max(1, i)));
+    strategyStats.walk++;
+    return finish(topK.sorted().slice(0, reach), total);
+  };
+  if (reach > 0 && !(scoring && textClauses.length)) {
+    // A selective candidate set with its own lists in ranking order (live broadcasts, the geo cells
+    // of a circle): walked to the end at most, which costs no more than scoring each candidate.
+    if (driverReq?.ranked && driverN > ORDERED_SCAN_MIN / 16) {
+      const r = walk(mergedInRankOrder(index, driverReq.lists, order), driverN, Infinity);
+      if (r) return r;
+    }
+    if (driverN > ORDERED_SCAN_MIN) {
+      const perm = ordering(index, order);
+      let j = 0;
+      // Walking costs more per document than scoring a candidate list; past this budget, score the list
+      // instead (0: tests, walk to the end). Exact orders give up sooner: their scan skips most candidates
+      // by their place alone (below), and a term's documents may all sit late in the order (titles in
+      // another script, old videos).
+      const budget = ORDERED_SCAN_MIN === 0 ? Infinity : rankedByPlace ? driverN >> 4 : ORDERED_SCAN_MIN + (driverN >> 3);
+      const r = walk(() => (j < perm.length ? perm[j++] : -1), perm.length, budget);
+      if (r) return r;
+    }
   }
 
   // --- few candidates (or a selective combination): score every candidate, exact total
@@ -458,7 +500,11 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     driver = u.docs;
     driverN = u.n;
   }
-  const topK = new TopK(index, reach, byTitle);
+  // Exact orders over many candidates: once the page (and one more, which proves there are more) is
+  // full, a candidate placed after the last one kept cannot make it: skipped before any other check,
+  // and the total is then estimated.
+  const skipByPlace = rankedByPlace && reach > 0;
+  const topK = new TopK(index, skipByPlace ? reach + 1 : reach, byTitle);
   let total = 0;
   // With a floor from the champion lists, a candidate whose best possible score (its BM25 for the
   // driving term + every other clause at its maximum + popularity and freshness) is below the floor
@@ -477,8 +523,11 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
         skipped++;
         continue;
       }
-      checked++;
+    } else if (skipByPlace && topK.full && -rank![d] < topK.worstKey) {
+      skipped++;
+      continue;
     }
+    checked++;
     const bm25 = match(d, false);
     if (bm25 < 0) continue;
     total++;
@@ -486,7 +535,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   }
   if (skipped) total += Math.round((skipped * total) / Math.max(1, checked));
   strategyStats.scan++;
-  return finish(topK.sorted(), total);
+  return finish(skipByPlace ? topK.sorted().slice(0, reach) : topK.sorted(), total);
 }
 
 /** Below this many candidates every candidate is scored; above it the ranking-order walk is tried first. */
@@ -519,10 +568,10 @@ function orderKey(index: SearchIndex, order: SearchQuery['order'], d: number): n
   }
 }
 
-/** `orderings` key of each document's place in the title ordering (built with it). */
-const TITLE_RANK = 'title rank';
+/** `orderings` key of each document's place in an order's ranking (built with the ranking). */
+const rankKey = (order: SearchQuery['order']) => `rank ${order}`;
 
-/** Every live document in the order's ranking order (relevance: by popularity + freshness), built once per catalogue version. */
+/** Every live document in the order's ranking order (relevance: by popularity + freshness), built once per catalogue version, with each document's place in it. */
 function ordering(index: SearchIndex, order: SearchQuery['order']): Int32Array {
   let perm = index.orderings.get(order);
   if (perm) return perm;
@@ -538,12 +587,59 @@ function ordering(index: SearchIndex, order: SearchQuery['order']): Int32Array {
   docs.sort(order === 'title' ? (a, b) => (titles[a] < titles[b] ? -1 : titles[a] > titles[b] ? 1 : byId(a, b)) : (a, b) => keys[b] - keys[a] || byId(a, b));
   perm = Int32Array.from(docs);
   index.orderings.set(order, perm);
-  if (order === 'title') {
-    const rank = new Int32Array(index.n);
-    for (let i = 0; i < perm.length; i++) rank[perm[i]] = i;
-    index.orderings.set(TITLE_RANK, rank);
-  }
+  const rank = new Int32Array(index.n);
+  for (let i = 0; i < perm.length; i++) rank[perm[i]] = i;
+  index.orderings.set(rankKey(order), rank);
   return perm;
+}
+
+/** Each document's place in the order's ranking (dead documents: 0, never asked). */
+function rankOf(index: SearchIndex, order: SearchQuery['order']): Int32Array {
+  return index.orderings.get(rankKey(order)) ?? (ordering(index, order), index.orderings.get(rankKey(order))!);
+}
+
+/** A named candidate list's live documents in the order's ranking order (kept until the index changes). */
+function rankedSubset(index: SearchIndex, l: List, order: SearchQuery['order']): Int32Array {
+  const key = `${order} ${l.name}`;
+  let sub = index.orderings.get(key);
+  if (sub) return sub;
+  const rank = rankOf(index, order);
+  const docs: number[] = [];
+  for (let i = 0; i < l.n; i++) if (index.alive[l.docs[i]]) docs.push(l.docs[i]);
+  sub = Int32Array.from(docs).sort((a, b) => rank[a] - rank[b]);
+  index.orderings.set(key, sub);
+  return sub;
+}
+
+/** The documents of named lists (disjoint, or not: a document in two is given once) in the order's ranking order, one per call, -1 at the end. */
+function mergedInRankOrder(index: SearchIndex, lists: List[], order: SearchQuery['order']): () => number {
+  const subs = lists.map((l) => rankedSubset(index, l, order));
+  if (subs.length === 1) {
+    const sub = subs[0];
+    let j = 0;
+    return () => (j < sub.length ? sub[j++] : -1);
+  }
+  const rank = rankOf(index, order);
+  const pos = new Int32Array(subs.length);
+  let last = -1;
+  return () => {
+    for (;;) {
+      let best = -1;
+      let bestRank = Infinity;
+      for (let k = 0; k < subs.length; k++) {
+        if (pos[k] < subs[k].length) {
+          const r = rank[subs[k][pos[k]]];
+          if (r < bestRank) {
+            bestRank = r;
+            best = k;
+          }
+        }
+      }
+      if (best < 0) return -1;
+      const d = subs[best][pos[best]++];
+      if (d !== last) return (last = d);
+    }
+  };
 }
 
 /** Terms in at least this many documents get a champion list. */

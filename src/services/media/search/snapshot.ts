@@ -18,7 +18,7 @@ import { type IndexState, Postings, SearchIndex } from './index.ts';
  */
 
 const MAGIC = Buffer.from('CTMIDX01');
-const FORMAT = 1;
+const FORMAT = 2;
 const FLUSH = 16 << 20;
 /** SHA-256 of everything before it, the header's offset and length (float64 each), MAGIC. */
 const TRAILER = 32 + 16 + 8;
@@ -44,6 +44,7 @@ interface Header {
   channelShow: number[];
   columns: Record<string, Section>;
   tokens: Section;
+  text: Section;
   lists: Record<string, ListsSection>;
 }
 
@@ -115,9 +116,10 @@ export async function saveSnapshot(file: string, index: SearchIndex, version: Ca
     const columns: Record<string, Section> = {};
     for (const [name, a] of Object.entries(st.columns)) columns[name] = await w.array(a, typeOf(a));
     const tokens = await w.array(st.tokens, 'Int32Array');
+    const text = await w.array(st.text, 'Uint8Array');
     const lists: Record<string, ListsSection> = {};
     for (const [name, ls] of Object.entries(st.lists)) lists[name] = await writeLists(w, ls);
-    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, tokens, lists };
+    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, tokens, text, lists };
     const json = Buffer.from(JSON.stringify(header));
     const headerAt = w.position;
     await w.bytes(json);
@@ -189,6 +191,7 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
       scalars: h.scalars,
       columns,
       tokens: view(h.tokens) as Int32Array,
+      text: view(h.text) as Uint8Array,
       strings: h.strings,
       channelShow: h.channelShow,
       lists: {
@@ -201,6 +204,7 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
       },
     };
     if (st.strings.ids.length !== h.scalars.n || st.strings.terms.length !== st.lists.postings.length || st.strings.channelIds.length !== st.lists.channelDocs.length) return undefined;
+    if (st.text.length !== h.scalars.textLength) return undefined;
     return { index: SearchIndex.restore(st), version: h.version };
   } catch {
     return undefined;
