@@ -11,6 +11,7 @@ export function lookupKey(app: FastifyInstance, svc: ApiKeysService): void {
   app.get<{ Querystring: Static<typeof Query> }>(
     googlePath('/v2/keys:lookupKey'),
     { schema: { querystring: Query }, config: apiKeysMethod('LookupKey', 'read'), preValidation: acceptProtoNames },
-    async (req) => svc.lookupKey(req.principal, req.query.keyString),
+    // Not async: a cached key is answered synchronously (no promise chain on the hot path).
+    (req) => svc.lookupKey(req.principal, req.query.keyString),
   );
 }
