@@ -39,7 +39,9 @@ export class Directory {
   readonly #serviceAccounts = new Map<string, { email: string; projectId: string; uniqueId: string; disabled: boolean }>();
   readonly #organizations = new Map<string, { id: string; domain: string | null }>();
   /** Decisions made against this (immutable) directory; a changed world builds a new one. */
-  readonly #decisions = new Map<string, boolean>();
+  /** Decisions remembered by member, then resource, then permission: no key string is built per check. */
+  readonly #decisions = new Map<string, Map<string, Map<string, boolean>>>();
+  #decisionCount = 0;
 
   constructor(data: DirectoryData) {
     for (const o of data.organizations) this.#organizations.set(o.id, o);
@@ -95,12 +97,21 @@ export class Directory {
 
   /** Whether `member` holds `permission` on `resource` through any binding on it or an ancestor. */
   hasPermission(member: string, resource: string, permission: string): boolean {
-    const key = `${member}|${resource}|${permission}`;
-    let decision = this.#decisions.get(key);
+    let byResource = this.#decisions.get(member);
+    let byPermission = byResource?.get(resource);
+    let decision = byPermission?.get(permission);
     if (decision === undefined) {
       decision = this.#decide(member, resource, permission);
-      if (this.#decisions.size >= 100_000) this.#decisions.clear();
-      this.#decisions.set(key, decision);
+      // Bounded: a flood of distinct names cannot grow it without limit.
+      if (this.#decisionCount >= 100_000) {
+        this.#decisions.clear();
+        this.#decisionCount = 0;
+        byResource = byPermission = undefined;
+      }
+      if (!byResource) this.#decisions.set(member, (byResource = new Map()));
+      if (!byPermission) byResource.set(resource, (byPermission = new Map()));
+      byPermission.set(permission, decision);
+      this.#decisionCount++;
     }
     return decision;
   }
