@@ -1,7 +1,7 @@
 import type { SecretBox } from '../platform/crypto/secretBox.ts';
 import { invalidArgument } from '../platform/http/errors.ts';
 import type { IamService } from '../platform/iam/iamService.ts';
-import { ALL_TABLES } from '../platform/store/migrations.ts';
+import { ALL_TABLES, RETIRED_TABLES } from '../platform/store/migrations.ts';
 import type { Store } from '../platform/store/store.ts';
 
 export const SNAPSHOT_FORMAT = 'cloudtwin.snapshot/v1';
@@ -45,6 +45,7 @@ export class SnapshotService {
       throw invalidArgument(`Invalid snapshot: format must be '${SNAPSHOT_FORMAT}' and tables an object.`);
     }
     for (const t of Object.keys(s.tables)) {
+      if (RETIRED_TABLES.has(t) && Array.isArray(s.tables[t])) continue;
       if (!(ALL_TABLES as readonly string[]).includes(t) || !Array.isArray(s.tables[t])) throw invalidArgument(`Invalid snapshot: tables.${t} is not a known table of rows.`);
     }
     await this.#store.db.transaction().execute(async (trx) => {

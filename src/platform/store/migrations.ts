@@ -214,6 +214,12 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_drop_world_sections': {
+    async up(db: Kysely<any>) {
+      // Never read or written: the world document's sections live in their own tables.
+      await db.schema.dropTable('world_sections').ifExists().execute();
+    },
+  },
 };
 
 class InCodeMigrations implements MigrationProvider {
@@ -253,6 +259,9 @@ export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string }
   }
 }
 
+/** Tables earlier versions had: a snapshot taken then may name them; restore ignores them. */
+export const RETIRED_TABLES: ReadonlySet<string> = new Set(['world_sections']);
+
 /** Every table, in an order that is safe to clear and refill. */
 export const ALL_TABLES = [
   'quota_usage',
@@ -277,6 +286,5 @@ export const ALL_TABLES = [
   'projects',
   'folders',
   'organizations',
-  'world_sections',
   'twin_settings',
 ] as const;

@@ -42,7 +42,6 @@ export interface Database {
     update_time: number;
     delete_time: number | null;
   };
-  world_sections: { section: string; body: string };
   quota_limits: { consumer: string; service: string; daily_limit: number };
   quota_usage: { consumer: string; service: string; day: string; used: number };
   compute_instance_templates: { id: string; project_number: string; region: string; name: string; creation_ms: number; body: string };
