@@ -1,4 +1,4 @@
-import type { ControlledTransaction, Kysely } from 'kysely';
+import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Database } from '../store/schema.ts';
@@ -35,6 +35,12 @@ export interface OperationRecord {
 export interface OperationKind<P = any> {
   kind: string;
   complete(trx: Kysely<Database>, payload: P, op: OperationRecord): Promise<unknown>;
+  /**
+   * What a finished operation keeps of its payload (default: all of it). An insert's resource
+   * body, say, is needed only until the operation has run; storing it again with the finished
+   * operation costs a serialisation and kilobytes of every commit.
+   */
+  finishedPayload?(payload: P): unknown;
 }
 
 export interface OperationsConfig {
@@ -49,6 +55,16 @@ const INSERT_DONE = new HotQuery(
   (db: Kysely<Database>, name: string, service: string, kind: string, projectNumber: string, payload: string, done: number, dueAt: number, result: string | null, error: string | null, createdAt: number, updatedAt: number) =>
     db.insertInto('operations').values({ name, service, kind, project_number: projectNumber, payload, done, due_at: dueAt, result, error, created_at: createdAt, updated_at: updatedAt }),
 );
+
+/**
+ * Savepoint statements as Kysely's SQLite and PostgreSQL drivers write them, run on the
+ * transaction's connection without Kysely's per-call savepoint objects (two savepoints per
+ * operation start are on the hot path of every insert).
+ */
+const SAVEPOINT = {
+  work: { begin: CompiledQuery.raw('savepoint "work"'), release: CompiledQuery.raw('release "work"'), rollback: CompiledQuery.raw('rollback to "work"') },
+  complete: { begin: CompiledQuery.raw('savepoint "complete"'), release: CompiledQuery.raw('release "complete"'), rollback: CompiledQuery.raw('rollback to "complete"') },
+};
 
 /** Most works one group commit carries. */
 const MAX_GROUP = 64;
@@ -148,7 +164,8 @@ export class OperationEngine {
     // Nobody sees the operation before this transaction commits: complete it first, then store it
     // done (one row write, no claim, no read back). The payload is serialised before the handler runs.
     const now = this.#clock.nowMs();
-    const payload = JSON.stringify(op.payload);
+    const kept = this.#finishedPayload(op.kind, op.payload);
+    const payload = JSON.stringify(kept);
     const rec: OperationRecord = {
       name: op.name,
       service: op.service,
@@ -164,7 +181,12 @@ export class OperationEngine {
     };
     const { result, error } = await this.#apply(trx, rec);
     await INSERT_DONE.execute(trx, op.name, op.service, op.kind, op.projectNumber, payload, 1, now, result === null ? null : JSON.stringify(result), error ? JSON.stringify(error) : null, now, now);
-    return { ...rec, done: true, result: result ?? null, error };
+    return { ...rec, payload: kept, done: true, result: result ?? null, error };
+  }
+
+  #finishedPayload(kind: string, payload: unknown): unknown {
+    const k = this.#kinds.get(kind);
+    return k?.finishedPayload ? k.finishedPayload(payload) : payload;
   }
 
   /**
@@ -201,14 +223,14 @@ export class OperationEngine {
       trx = await this.#store.db.startTransaction().execute();
       // Works that arrive while the group runs join it, up to MAX_GROUP.
       while (settled.length < MAX_GROUP && (current = this.#group.shift())) {
-        const sp = await trx.savepoint('work').execute();
+        await trx.executeQuery(SAVEPOINT.work.begin);
         try {
-          const value = await current.run(sp);
-          await sp.releaseSavepoint('work').execute();
+          const value = await current.run(trx);
+          await trx.executeQuery(SAVEPOINT.work.release);
           settled.push([current, { ok: true, value }]);
         } catch (err) {
-          await sp.rollbackToSavepoint('work').execute();
-          await sp.releaseSavepoint('work').execute();
+          await trx.executeQuery(SAVEPOINT.work.rollback);
+          await trx.executeQuery(SAVEPOINT.work.release);
           settled.push([current, { ok: false, err }]);
         }
         current = undefined;
@@ -255,27 +277,33 @@ export class OperationEngine {
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) return false;
     const row = await trx.selectFrom('operations').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
-    const { result, error } = await this.#apply(trx, toRecord(row));
+    const rec = toRecord(row);
+    const { result, error } = await this.#apply(trx, rec);
+    const kept = this.#finishedPayload(rec.kind, rec.payload);
     await trx
       .updateTable('operations')
-      .set({ result: result === null || result === undefined ? null : JSON.stringify(result), error: error ? JSON.stringify(error) : null })
+      .set({
+        result: result === null || result === undefined ? null : JSON.stringify(result),
+        error: error ? JSON.stringify(error) : null,
+        ...(kept === rec.payload ? {} : { payload: JSON.stringify(kept) }),
+      })
       .where('name', '=', name)
       .execute();
     return true;
   }
 
   /** Applies an operation's effect inside a savepoint of `trx`: its result, or its error (and its writes undone). */
-  async #apply(trx: ControlledTransaction<Database>, rec: OperationRecord): Promise<{ result: unknown; error: OperationError | null }> {
+  async #apply(trx: Kysely<Database>, rec: OperationRecord): Promise<{ result: unknown; error: OperationError | null }> {
     const kind = this.#kinds.get(rec.kind);
-    const sp = await trx.savepoint('complete').execute();
+    await trx.executeQuery(SAVEPOINT.complete.begin);
     try {
       if (!kind) throw new ApiError({ status: 'INTERNAL', message: `No handler for operation kind ${rec.kind}.` });
-      const result = await kind.complete(sp, rec.payload, rec);
-      await sp.releaseSavepoint('complete').execute();
+      const result = await kind.complete(trx, rec.payload, rec);
+      await trx.executeQuery(SAVEPOINT.complete.release);
       return { result: result ?? null, error: null };
     } catch (err) {
-      await sp.rollbackToSavepoint('complete').execute();
-      await sp.releaseSavepoint('complete').execute();
+      await trx.executeQuery(SAVEPOINT.complete.rollback);
+      await trx.executeQuery(SAVEPOINT.complete.release);
       if (err instanceof ApiError) return { result: null, error: { code: err.grpcCode, message: err.message } };
       this.#log.error({ err, operation: rec.name }, 'operation failed unexpectedly');
       return { result: null, error: { code: 13, message: 'Internal error encountered.' } };

@@ -113,7 +113,12 @@ export class ComputeService {
 
   constructor(deps: ComputeDeps) {
     this.#d = deps;
-    deps.operations.register({ kind: 'compute.templates.insert', complete: (trx, p) => this.#completeInsert(trx, p) });
+    deps.operations.register({
+      kind: 'compute.templates.insert',
+      complete: (trx, p) => this.#completeInsert(trx, p),
+      // Once the insert has run, its body is in the template (or the operation's error): rendering needs the rest only.
+      finishedPayload: ({ body: _body, deferred: _deferred, ...kept }: OperationPayload) => kept,
+    });
     deps.operations.register({ kind: 'compute.templates.delete', complete: (trx, p) => this.#completeDelete(trx, p) });
   }
 
@@ -151,7 +156,12 @@ export class ComputeService {
     const resource = v.resource ?? (body as Record<string, unknown>);
     const name = String(resource.name);
     await this.#checkReferencePermissions(principal, resource, { projectId: p.projectId, projectNumber: p.projectNumber, region });
-    if (await this.#d.repo.templateNameTaken(this.#d.store.db, p.projectNumber, region, name)) throw alreadyExists(templatePath(p.projectId, region, name));
+    if (await this.#d.repo.templateNameTaken(this.#d.store.db, p.projectNumber, region, name)) {
+      // A concurrent repeat of this requestId may have committed the template since the check above: its operation is the answer.
+      const repeated = await this.#earlierOperation(p, requestId);
+      if (repeated) return repeated;
+      throw alreadyExists(templatePath(p.projectId, region, name));
+    }
     return this.#start(principal, 'insert', p, region, name, this.#d.ids.decimal(19), requestId ? requestId.toLowerCase() : null, { body: resource, deferred: v.deferred });
   }
 
