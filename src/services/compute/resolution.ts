@@ -120,13 +120,21 @@ function machineArchitecture(machineType: unknown): 'X86_64' | 'ARM64' | undefin
   return machineType.startsWith('t2a-') ? 'ARM64' : 'X86_64';
 }
 
-function cidrOf(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
+/** Parsed ranges of the world's subnetworks (the same few on every insert), bounded. */
+const CIDRS = new Map<string, readonly [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined>();
+
+function cidrOf(text: string): readonly [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
+  if (CIDRS.has(text)) return CIDRS.get(text);
+  let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined;
   try {
     // ipaddr.parseCIDR tries IPv6 first and throws for every IPv4 range: ask the right family.
-    return text.includes(':') ? ipaddr.IPv6.parseCIDR(text) : ipaddr.IPv4.parseCIDR(text);
+    parsed = text.includes(':') ? ipaddr.IPv6.parseCIDR(text) : ipaddr.IPv4.parseCIDR(text);
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  if (CIDRS.size >= 1000) CIDRS.clear();
+  CIDRS.set(text, parsed);
+  return parsed;
 }
 
 /** Whether an alias range (`/24`, `10.0.0.5`, `10.0.0.0/24`) lies inside `range`. */
@@ -164,7 +172,7 @@ export class TemplateResolver {
     return REGIONS.get(this.#scope.region) ?? [];
   }
 
-  async resolve(body: Record<string, any>, refs: TemplateReference[]): Promise<Resolution> {
+  async resolve(body: Record<string, any>, refs: readonly TemplateReference[]): Promise<Resolution> {
     this.#body = body;
     const nics: any[] = Array.isArray(body.properties?.networkInterfaces) ? body.properties.networkInterfaces : [];
     for (let i = 0; i < nics.length; i++) await this.#networkInterface(nics[i] ?? {}, `resource.properties.networkInterfaces[${i}]`);

@@ -6,7 +6,7 @@
  * resolved, customer-supplied raw keys dropped (templates do not store them), keys in the order
  * the real API writes them.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalBody, setOwn } from './schema/transcode.ts';
 import { type Obj, boolField, listField, objField, strField } from './rules/common.ts';
 import { DEFAULT_DISK_SIZE_GB } from './rules/disks.ts';
@@ -51,7 +51,7 @@ function ordered(o: Obj, order: readonly string[]): Obj {
 
 /** Base64 of 8 bytes, deterministic from the content (as Compute's fingerprints look). */
 export function fingerprint(content: unknown): string {
-  return createHash('sha256').update(JSON.stringify(content) ?? '').digest().subarray(0, 8).toString('base64');
+  return hash('sha256', JSON.stringify(content) ?? '', 'buffer').subarray(0, 8).toString('base64');
 }
 
 function link(ctx: StoredTemplateContext, path: string, given: string | undefined): string | undefined {

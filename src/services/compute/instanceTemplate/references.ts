@@ -8,9 +8,18 @@ import { type Obj, listField, objField, strField } from './rules/common.ts';
 import { RESERVATION_NAME_KEY } from './rules/properties.ts';
 import type { ReferenceKind, TemplateReference } from './types.ts';
 
+/** The references of bodies already walked (an insert asks at request time and again when its operation runs). */
+const WALKED = new WeakMap<object, readonly TemplateReference[]>();
+
 /** Every reference in the body, in body order. `body` should have passed `validateInsertBody`. */
-export function templateReferences(body: Record<string, unknown>): TemplateReference[] {
+export function templateReferences(body: Record<string, unknown>): readonly TemplateReference[] {
   const t = canonicalBody(body);
+  let refs = WALKED.get(t);
+  if (!refs) WALKED.set(t, (refs = walk(t)));
+  return refs;
+}
+
+function walk(t: Record<string, unknown>): TemplateReference[] {
   const refs: TemplateReference[] = [];
   const add = (kind: ReferenceKind, value: unknown, location: string): void => {
     if (typeof value === 'string' && value !== '') refs.push({ kind, value, location });

@@ -8,7 +8,7 @@
  *                  (`options.region`, the request's region, enables the rules that need it: replica zones and
  *                  regional subnetwork URLs inside the region. Added after the first version; optional.)
  *   defaults.ts    export function buildStoredTemplate(body: Record<string, unknown>, ctx: StoredTemplateContext): Record<string, unknown>
- *   references.ts  export function templateReferences(body: Record<string, unknown>): TemplateReference[]
+ *   references.ts  export function templateReferences(body: Record<string, unknown>): readonly TemplateReference[]
  * and in `../filter/`:
  *   filter.ts      export function parseComputeFilter(text: string): ComputeFilter   (throws ApiError 400 `invalid`)
  *                  export function matchesFilter(filter: ComputeFilter, resource: unknown): boolean

@@ -127,15 +127,26 @@ export interface ParsedRef {
   full: boolean;
 }
 
+/** The pattern of `parseRef` per scope and collection, compiled once (the insert path parses several references). */
+const REF_PATTERNS = new Map<string, RegExp>();
+function refPattern(scope: 'global' | 'regions' | 'zones', collection: string): RegExp {
+  const key = `${scope}/${collection}`;
+  let re = REF_PATTERNS.get(key);
+  if (!re) {
+    const scopePart = scope === 'global' ? 'global' : `${scope}/([a-z][-a-z0-9]{0,62})`;
+    re = new RegExp(`^${URL_PREFIX}(?:projects/(${PROJECT})/)?${scopePart}/${collection}/(${RNAME}|[0-9]{1,20})$`);
+    REF_PATTERNS.set(key, re);
+  }
+  return re;
+}
+
 /**
  * Parses a full or partial URL of a global, regional or zonal resource of `collection`:
  * `https://.../compute/v1/projects/P/global/C/N`, `projects/P/global/C/N`, `global/C/N`
  * (and regions/R or zones/Z for the scoped ones). Bare names are the caller's business.
  */
 export function parseRef(value: string, scope: 'global' | 'regions' | 'zones', collection: string): ParsedRef | undefined {
-  const scopePart = scope === 'global' ? 'global' : `${scope}/([a-z][-a-z0-9]{0,62})`;
-  const re = new RegExp(`^${URL_PREFIX}(?:projects/(${PROJECT})/)?${scopePart}/${collection}/(${RNAME}|[0-9]{1,20})$`);
-  const m = re.exec(value);
+  const m = refPattern(scope, collection).exec(value);
   if (!m) return undefined;
   const full = /^https?:\/\//.test(value);
   if (full && m[1] === undefined) return undefined;

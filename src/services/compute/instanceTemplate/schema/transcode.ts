@@ -12,7 +12,7 @@
  * 64-bit integers as decimal strings, 32-bit integers as numbers, no nulls.
  */
 import { MESSAGES } from './messages.ts';
-import type { FieldSpec, MessageSpec } from './types.ts';
+import type { FieldSpec } from './types.ts';
 
 /** Name of the request field holding the resource, as the transcoder names it. */
 export const BODY_FIELD = 'instance_template_resource';
@@ -56,12 +56,37 @@ for (const [message, spec] of Object.entries(MESSAGES)) {
 
 export type TranscodeResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string; field: string };
 
+/**
+ * The first problem of a body. Its path (`instance_template_resource.properties.disks[0]`) is
+ * put together only when there is one, segment by segment as the error leaves each level: a
+ * valid body, the common case, builds no path strings.
+ */
 class TranscodeError extends Error {
-  readonly field: string;
-  constructor(message: string, field: string) {
-    super(message);
-    this.field = field;
+  readonly #describe: (path: string) => string;
+  /** Path segments, innermost first. */
+  readonly #segments: string[] = [];
+
+  constructor(describe: (path: string) => string) {
+    super('invalid body');
+    this.#describe = describe;
   }
+
+  /** Adds the segment of the level the error leaves (`.disk_size_gb`, `[0]`). */
+  within(segment: string): this {
+    this.#segments.push(segment);
+    return this;
+  }
+
+  /** The message and the field path, the path starting at `root`. */
+  finish(root: string): { message: string; field: string } {
+    const field = root + this.#segments.reverse().join('');
+    return { message: this.#describe(field), field };
+  }
+}
+
+/** Rethrows `err` with the segment of the level it leaves added (when it is a transcoding error). */
+function leaving(err: unknown, segment: string): never {
+  throw err instanceof TranscodeError ? err.within(segment) : err;
 }
 
 /** `diskSizeGb` -> `disk_size_gb`, `networkIP` -> `network_i_p` (the proto field names). */
@@ -69,18 +94,26 @@ function protoName(jsonName: string): string {
   return jsonName.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 }
 
-/** Per message: accepted spelling -> JSON name. */
-const NAMES = new Map<string, Map<string, string>>();
-/** JSON name -> proto name. */
-const PROTO_NAMES = new Map<string, string>();
+interface FieldInfo {
+  /** The JSON name (what the canonical body uses). */
+  field: string;
+  spec: FieldSpec;
+  /** The path segment: `.` and the proto name. */
+  segment: string;
+  /** A `bytes` field (base64 on the wire). */
+  bytes: boolean;
+}
+
+/** Per message: accepted spelling (JSON or proto name) -> the field. */
+const FIELDS = new Map<string, Map<string, FieldInfo>>();
 for (const [message, spec] of Object.entries(MESSAGES)) {
-  const names = new Map<string, string>();
-  for (const field of Object.keys(spec)) {
-    names.set(field, field);
-    names.set(protoName(field), field);
-    PROTO_NAMES.set(field, protoName(field));
+  const fields = new Map<string, FieldInfo>();
+  for (const [field, fspec] of Object.entries(spec)) {
+    const info: FieldInfo = { field, spec: fspec, segment: `.${protoName(field)}`, bytes: BYTES_FIELDS.has(`${message}.${field}`) };
+    fields.set(field, info);
+    fields.set(protoName(field), info);
   }
-  NAMES.set(message, names);
+  FIELDS.set(message, fields);
 }
 
 /** Defines an own enumerable property (safe for `__proto__` and other Object.prototype names). */
@@ -124,84 +157,102 @@ function typeLabel(spec: FieldSpec): string {
   return TYPE_NAME[spec.t];
 }
 
-function invalid(path: string, spec: FieldSpec, value: unknown): TranscodeError {
-  return new TranscodeError(`Invalid value at '${path}' (${typeLabel(spec)}), ${shown(value)}`, path);
+function invalid(spec: FieldSpec, value: unknown): TranscodeError {
+  return new TranscodeError((path) => `Invalid value at '${path}' (${typeLabel(spec)}), ${shown(value)}`);
 }
 
-function integer(value: unknown, spec: FieldSpec, path: string): bigint {
+function integer(value: unknown, spec: FieldSpec): bigint {
   let n: bigint | undefined;
   if (typeof value === 'number' && Number.isInteger(value)) n = BigInt(value);
   else if (typeof value === 'string' && value.length <= 21 && /^-?\d+$/.test(value)) n = BigInt(value);
   const [lo, hi] = RANGES[spec.t];
-  if (n === undefined || n < lo || n > hi) throw invalid(path, spec, value);
+  if (n === undefined || n < lo || n > hi) throw invalid(spec, value);
   return n;
 }
 
-function scalar(value: unknown, spec: FieldSpec, path: string): unknown {
+function scalar(value: unknown, spec: FieldSpec): unknown {
   switch (spec.t) {
     case 'string':
-      if (typeof value !== 'string') throw invalid(path, spec, value);
+      if (typeof value !== 'string') throw invalid(spec, value);
       return value;
     case 'enum':
-      if (typeof value !== 'string' || !ENUMS.get(spec)!.values.has(value)) throw invalid(path, spec, value);
+      if (typeof value !== 'string' || !ENUMS.get(spec)!.values.has(value)) throw invalid(spec, value);
       return value;
     case 'bool':
-      if (typeof value !== 'boolean') throw invalid(path, spec, value);
+      if (typeof value !== 'boolean') throw invalid(spec, value);
       return value;
     case 'int32':
     case 'uint32':
-      return Number(integer(value, spec, path));
+      return Number(integer(value, spec));
     case 'int64':
     case 'uint64':
-      return integer(value, spec, path).toString();
+      return integer(value, spec).toString();
     case 'double':
     case 'float':
       if (typeof value === 'number') return value;
       if (typeof value === 'string' && value.length <= 64 && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-      throw invalid(path, spec, value);
+      throw invalid(spec, value);
     default:
-      throw invalid(path, spec, value);
+      throw invalid(spec, value);
   }
 }
 
-function single(value: unknown, spec: FieldSpec, path: string, bytes = false): unknown {
+function single(value: unknown, spec: FieldSpec, bytes = false): unknown {
   if (bytes) {
-    if (typeof value !== 'string' || !isBase64(value)) throw new TranscodeError(`Invalid value at '${path}' (TYPE_BYTES), ${shown(value)}`, path);
+    if (typeof value !== 'string' || !isBase64(value)) throw new TranscodeError((path) => `Invalid value at '${path}' (TYPE_BYTES), ${shown(value)}`);
     return value;
   }
-  if (spec.t !== 'message') return scalar(value, spec, path);
-  if (!isPlainObject(value)) throw invalid(path, spec, value);
-  return message(value, spec.message!, path);
+  if (spec.t !== 'message') return scalar(value, spec);
+  if (!isPlainObject(value)) throw invalid(spec, value);
+  return message(value, spec.message!);
 }
 
-function message(obj: Record<string, unknown>, name: string, path: string): Record<string, unknown> {
-  const spec: MessageSpec = MESSAGES[name];
-  const names = NAMES.get(name)!;
+/** The value of one field: a map, a list or a single value. */
+function fieldValue(value: unknown, f: FieldInfo): unknown {
+  const spec = f.spec;
+  if (spec.map) {
+    if (!isPlainObject(value)) throw invalid(spec, value);
+    const m: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) {
+      const v = value[k];
+      try {
+        if (v === null) throw invalid(spec, v);
+        setOwn(m, k, single(v, spec));
+      } catch (err) {
+        leaving(err, `[${JSON.stringify(k)}]`);
+      }
+    }
+    return m;
+  }
+  if (spec.repeated) {
+    if (!Array.isArray(value)) throw invalid(spec, value);
+    const list: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      try {
+        list.push(single(value[i], spec));
+      } catch (err) {
+        leaving(err, `[${i}]`);
+      }
+    }
+    return list;
+  }
+  return single(value, spec, f.bytes);
+}
+
+function message(obj: Record<string, unknown>, name: string): Record<string, unknown> {
+  const fields = FIELDS.get(name)!;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(obj)) {
-    const field = names.get(key);
-    if (field === undefined) {
-      throw new TranscodeError(`Invalid JSON payload received. Unknown name ${JSON.stringify(key)} at '${path}': Cannot find field.`, path);
+    const f = fields.get(key);
+    if (f === undefined) {
+      throw new TranscodeError((path) => `Invalid JSON payload received. Unknown name ${JSON.stringify(key)} at '${path}': Cannot find field.`);
     }
     const value = obj[key];
     if (value === null || value === undefined) continue;
-    const fspec = spec[field];
-    const at = `${path}.${PROTO_NAMES.get(field)}`;
-    if (fspec.map) {
-      if (!isPlainObject(value)) throw invalid(at, fspec, value);
-      const m: Record<string, unknown> = {};
-      for (const k of Object.keys(value)) {
-        const v = value[k];
-        const entryPath = `${at}[${JSON.stringify(k)}]`;
-        if (v === null) throw invalid(entryPath, fspec, v);
-        setOwn(m, k, single(v, fspec, entryPath));
-      }
-      setOwn(out, field, m);
-    } else if (fspec.repeated) {
-      if (!Array.isArray(value)) throw invalid(at, fspec, value);
-      setOwn(out, field, value.map((v, i) => single(v, fspec, `${at}[${i}]`)));
-    } else {
-      setOwn(out, field, single(value, fspec, at, BYTES_FIELDS.has(`${name}.${field}`)));
+    try {
+      setOwn(out, f.field, fieldValue(value, f));
+    } catch (err) {
+      leaving(err, f.segment);
     }
   }
   return out;
@@ -214,14 +265,14 @@ const CANONICAL = new WeakSet<object>();
 export function transcodeInsertBody(body: unknown): TranscodeResult {
   try {
     if (!isPlainObject(body)) {
-      throw new TranscodeError(`Invalid value at '${BODY_FIELD}' (type.googleapis.com/${PROTO_PACKAGE}.InstanceTemplate), ${shown(body)}`, BODY_FIELD);
+      throw new TranscodeError((path) => `Invalid value at '${path}' (type.googleapis.com/${PROTO_PACKAGE}.InstanceTemplate), ${shown(body)}`);
     }
     if (CANONICAL.has(body)) return { ok: true, value: body };
-    const value = message(body, 'InstanceTemplate', BODY_FIELD);
+    const value = message(body, 'InstanceTemplate');
     CANONICAL.add(value);
     return { ok: true, value };
   } catch (e) {
-    if (e instanceof TranscodeError) return { ok: false, message: e.message, field: e.field };
+    if (e instanceof TranscodeError) return { ok: false, ...e.finish(BODY_FIELD) };
     // A pathological value (e.g. a getter or a stack overflow) is still an invalid body, never a crash.
     return { ok: false, message: `Invalid JSON payload received.`, field: BODY_FIELD };
   }
