@@ -41,7 +41,7 @@ describe('media search: strategies and stores agree', () => {
 
   test('walking in ranking order with early stop gives the same pages as scoring every candidate', async () => {
     let compared = 0;
-    const fast = { champions: 0, walk: 0 };
+    const fast = { champions: 0, deep: 0, walk: 0 };
     for (const q of queries()) {
       setOrderedScanThreshold(Infinity);
       const full = await f.media.engine.search(q);
@@ -51,6 +51,7 @@ describe('media search: strategies and stores agree', () => {
         const before = { ...strategyStats };
         const walked = await f.media.engine.search(q);
         fast.champions += strategyStats.champions - before.champions;
+        fast.deep += strategyStats.deep - before.deep;
         fast.walk += strategyStats.walk - before.walk;
         const what = `${JSON.stringify(q)} threshold ${threshold}`;
         assert.deepEqual(walked.hits, full.hits, what);
@@ -60,7 +61,7 @@ describe('media search: strategies and stores agree', () => {
       }
     }
     assert.ok(compared > 4000, `compared ${compared} hits`);
-    assert.ok(fast.champions > 10 && fast.walk > 10, `both early-stop strategies answered: ${JSON.stringify(fast)}`);
+    assert.ok(fast.champions > 10 && fast.deep > 10 && fast.walk > 10, `every early-stop strategy answered: ${JSON.stringify(fast)}`);
   });
 
   test('the same catalogue gives the same results on SQLite and PostgreSQL', { skip: !process.env.CLOUDTWIN_TEST_DATABASE_URL && 'CLOUDTWIN_TEST_DATABASE_URL is not set' }, async () => {

@@ -1,7 +1,7 @@
 import { FLAG } from '../catalog/format.ts';
 import type { QueryAtom, SearchQuery } from '../catalog/types.ts';
 import { coveringCells, geoCells } from './geoCells.ts';
-import { type Champion, KIND_CODE, type Postings, type SearchIndex } from './index.ts';
+import { type Champion, type DeepList, KIND_CODE, type Postings, type SearchIndex } from './index.ts';
 
 /**
  * Evaluates a search against the index: candidate documents come from the smallest required
@@ -36,6 +36,8 @@ interface List {
   pos: number;
   /** A selective candidate list's name (live state, geo cell): its documents in ranking order are kept per order (see `rankedSubset`). */
   name?: string;
+  /** A single word's list: its term id (see `deepList`). */
+  term?: number;
 }
 /** A required set: a document qualifies when any of its lists holds it. `scored` for query clauses. */
 interface Requirement {
@@ -50,6 +52,18 @@ interface Requirement {
 
 function list(p: { docs: Int32Array; tf?: Uint8Array; n: number }, idf: number, scored: boolean, name?: string): List {
   return { docs: p.docs, tf: scored ? p.tf : undefined, n: p.n, idf, pos: 0, name };
+}
+
+/** First position whose document is >= target (binary search: a candidate out of order, no cursor to start from). */
+function lowerBound(docs: Int32Array, n: number, target: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** First position >= `from` whose document is >= target (galloping then binary search). */
@@ -70,6 +84,11 @@ function advance(docs: Int32Array, n: number, from: number, target: number): num
     else hi = mid;
   }
   return hi;
+}
+
+/** A term's BM25 in a document (the one formula: scores compared across strategies must be computed alike). */
+function bm25Of(idf: number, tf: number, docLen: number, avgLen: number): number {
+  return (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLen) / avgLen));
 }
 
 function idfOf(index: SearchIndex, df: number): number {
@@ -117,8 +136,9 @@ function phraseDocs(index: SearchIndex, atom: QueryAtom): Int32Array {
 
 function atomList(index: SearchIndex, atom: QueryAtom, scored: boolean): List | undefined {
   if (atom.words.length === 1) {
-    const p = index.termPostings(atom.words[0]);
-    return p && p.n ? list(p, idfOf(index, p.n), scored) : undefined;
+    const t = index.terms.get(atom.words[0]);
+    const p = t === undefined ? undefined : index.postings[t];
+    return p && p.n ? { ...list(p, idfOf(index, p.n), scored), term: t } : undefined;
   }
   const docs = phraseDocs(index, atom);
   if (!docs.length) return undefined;
@@ -131,6 +151,15 @@ let PHRASE_TF = new Uint8Array(0);
 function phraseTf(n: number): Uint8Array {
   if (PHRASE_TF.length < n) PHRASE_TF = new Uint8Array(Math.max(n, PHRASE_TF.length * 2)).fill(3);
   return PHRASE_TF;
+}
+
+/** Whether `words` holds `run` as adjacent words, in order. */
+function containsRun(words: string[], run: string[]): boolean {
+  outer: for (let i = 0; i + run.length <= words.length; i++) {
+    for (let j = 0; j < run.length; j++) if (words[i + j] !== run[j]) continue outer;
+    return true;
+  }
+  return false;
 }
 
 /** The sorted union of sorted document lists. */
@@ -158,7 +187,7 @@ function unionOf(lists: { docs: Int32Array; n: number }[]): List {
 }
 
 /** How many searches each strategy answered (tests and benchmarks look at it). */
-export const strategyStats = { champions: 0, walk: 0, scan: 0 };
+export const strategyStats = { champions: 0, deep: 0, walk: 0, scan: 0 };
 
 const EMPTY: Ranked = { docs: [], total: 0, hasMore: false };
 
@@ -226,6 +255,10 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   const cosLocLat = Math.cos(locLat);
   const maxAngle = loc ? loc.radiusMeters / EARTH_RADIUS_M : 0;
   const language = q.relevanceLanguage ? index.languages.find(q.relevanceLanguage.toLowerCase().split('-')[0]) : -1;
+
+  // A clause whose every alternative holds an excluded word or phrase ("to -to") matches only excluded documents.
+  const excludedAtoms = q.q?.excluded ?? [];
+  if (excludedAtoms.length && q.q!.clauses.some((c) => c.alternatives.every((alt) => excludedAtoms.some((x) => containsRun(alt.words, x.words))))) return EMPTY;
 
   // --- required sets
   const required: Requirement[] = [];
@@ -305,8 +338,13 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   const avgLen = index.averageLength;
   const { alive, kind, published, flags, duration, rating, channel, channelShow } = index;
 
-  /** The document's BM25 when it passes every filter and requirement, else -1. `fresh`: candidates are not ascending (cursors restart). */
-  const match = (d: number, fresh: boolean): number => {
+  /**
+   * The document's BM25 when it passes every filter and requirement, else -1. `fresh`: candidates
+   * are not ascending (lists are searched, not advanced). `known`: a requirement the candidate is
+   * known to meet (it comes from that clause's own list), with its BM25 there: not searched again
+   * (at a million documents, each search of a long list costs cache misses).
+   */
+  const match = (d: number, fresh: boolean, known = -1, knownBm25 = 0): number => {
     if (!alive[d] || !((1 << kind[d]) & kindMask)) return -1;
     const p = published[d];
     if (p < after || p > before) return -1;
@@ -342,15 +380,19 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     for (let r = 0; r < required.length; r++) {
       const req = required[r];
       if (req.implied) continue;
+      if (r === known) {
+        bm25 += knownBm25;
+        continue;
+      }
       let hit = false;
       let best = 0;
       for (const l of req.lists) {
-        l.pos = advance(l.docs, l.n, fresh ? 0 : l.pos, d);
+        l.pos = fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
         if (l.pos < l.n && l.docs[l.pos] === d) {
           hit = true;
           if (scoring && req.scored && l.tf) {
             const tf = l.tf[l.pos];
-            const s = (l.idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.docLen[d]) / avgLen));
+            const s = bm25Of(l.idf, tf, index.docLen[d], avgLen);
             if (s > best) best = s;
           }
         }
@@ -359,7 +401,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
       bm25 += best;
     }
     for (const l of excluded) {
-      l.pos = advance(l.docs, l.n, fresh ? 0 : l.pos, d);
+      l.pos = fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
       if (l.pos < l.n && l.docs[l.pos] === d) return -1;
     }
     return bm25;
@@ -387,7 +429,8 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
    */
   let floor = -Infinity;
   const fromChampions = (): Ranked | undefined => {
-    let best: { docs: Int32Array; n: number; bound: number; size: number } | undefined;
+    // `tf`: a single-atom clause's term frequencies along `docs` (match need not search that clause's list)
+    let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; idf: number } | undefined;
     const maxes = textClauses.map((c) => Math.max(...c.atoms.map((a) => a.maxBm25)));
     const sumMax = maxes.reduce((a, b) => a + b, 0);
     textClauses.forEach((c, i) => {
@@ -405,16 +448,18 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
       const bound = threshold + sumMax - maxes[i];
       if (!best || bound < best.bound) {
         const u = lists.length === 1 ? lists[0] : unionOf(lists);
-        best = { docs: u.docs, n: u.n, bound, size };
+        const only = c.atoms.length === 1 ? c.atoms[0] : undefined;
+        best = { docs: u.docs, n: u.n, bound, size, clause: i, tf: only ? (only.champ ? only.champ.tf : only.list.tf) : undefined, idf: only ? only.list.idf : 0 };
       }
     });
     if (!best) return undefined;
     const maxBoost = language > 0 ? LANGUAGE_BOOST : 1;
     const topK = new TopK(index, reach + 1, false);
     let matched = 0;
+    const { tf, idf, clause } = best;
     for (let i = 0; i < best.n; i++) {
       const d = best.docs[i];
-      const bm25 = match(d, true);
+      const bm25 = tf ? match(d, true, clause, bm25Of(idf, tf[i], index.docLen[d], avgLen)) : match(d, true);
       if (bm25 < 0) continue;
       matched++;
       topK.offer(d, keyOf(d, bm25));
@@ -430,9 +475,54 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     return finish(topK.sorted().slice(0, reach), total);
   };
 
+  /**
+   * Relevance, when the champion lists cannot prove the page (a second term rarely among a frequent
+   * term's champions, a deep page): the rarest single-term clause's documents by that term's BM25 +
+   * popularity and freshness, best first (its deep list), walked until no document left could
+   * reach the page (its score there + every other clause's maximum is below the last kept).
+   */
+  const fromDeepList = (): Ranked | undefined => {
+    let c = -1;
+    for (let r = 0; r < textClauses.length; r++) {
+      const atoms = textClauses[r].atoms;
+      if (atoms.length === 1 && atoms[0].list.term !== undefined && (c < 0 || atoms[0].list.n < textClauses[c].atoms[0].list.n)) c = r;
+    }
+    if (c < 0) return undefined;
+    const l = textClauses[c].atoms[0].list;
+    const term = l.term!;
+    const { docLen, staticScore } = index;
+    const dl = deepList(index, `relevance ${term}`, index.postings[term], (d, tf) => bm25Of(l.idf, tf, docLen[d], avgLen) + staticScore[d]);
+    let rest = 0;
+    for (let r = 0; r < textClauses.length; r++) if (r !== c) rest += Math.max(...textClauses[r].atoms.map((a) => a.maxBm25));
+    const maxBoost = language > 0 ? LANGUAGE_BOOST : 1;
+    // what a document not yet seen could score at most (a hair above, against rounding in sums taken in another order)
+    const reachable = (score: number) => (score + rest) * maxBoost * (1 + 1e-9);
+    const topK = new TopK(index, reach + 1, false);
+    let matched = 0;
+    let i = 0;
+    for (; i < dl.docs.length; i++) {
+      if (topK.full && reachable(dl.scores[i]) < topK.worstKey) break;
+      const d = dl.docs[i];
+      const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], docLen[d], avgLen));
+      if (bm25 < 0) continue;
+      matched++;
+      topK.offer(d, keyOf(d, bm25));
+    }
+    for (const req of required) for (const x of req.lists) x.pos = 0;
+    for (const x of excluded) x.pos = 0;
+    const complete = i === dl.docs.length && dl.cutoff === -Infinity;
+    if (i === dl.docs.length && !complete && !(topK.full && reachable(dl.cutoff) < topK.worstKey)) {
+      if (topK.full) floor = Math.max(floor, topK.worstKey);
+      return undefined;
+    }
+    strategyStats.deep++;
+    return finish(topK.sorted().slice(0, reach), complete ? matched : Math.max(matched, Math.round((matched * l.n) / Math.max(1, i))));
+  };
+
   // --- relevance with many candidates: champion lists (each frequent term's best documents by its own score + popularity)
-  if (scoring && driverN > ORDERED_SCAN_MIN && reach > 0 && textClauses.length) {
-    const r = fromChampions();
+  // (tried from a few thousand candidates: a term with a champion list has at least CHAMPIONS documents)
+  if (scoring && driverN > ORDERED_SCAN_MIN / 8 && reach > 0 && textClauses.length) {
+    const r = fromChampions() ?? fromDeepList();
     if (r) return r;
     for (const req of required) for (const l of req.lists) l.pos = 0;
     for (const l of excluded) l.pos = 0;
@@ -440,7 +530,9 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
 
   // --- many candidates: walk the documents in ranking order and stop early (top-k). `next` gives
   // the documents in ranking order (-1 at the end); past `budget` documents the walk gives up.
-  const walk = (next: () => number, length: number, budget: number): Ranked | undefined => {
+  // `partial`: `next` gives only the first part of the candidates (see `deepList`).
+  // `known`: a requirement every candidate meets (see `match`; exact orders: no BM25).
+  const walk = (next: () => number, length: number, budget: number, partial = false, known = -1): Ranked | undefined => {
     // One more than needed: finding it proves there are more results.
     const topK = new TopK(index, reach + 1, byTitle);
     const exact = order !== 'relevance';
@@ -460,7 +552,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
         if ((maxBm25 + index.staticScore[d]) * maxBoost < topK.worstKey) break;
       }
       if (i > budget) break;
-      const bm25 = match(d, true);
+      const bm25 = match(d, true, known);
       if (bm25 < 0) continue;
       matched++;
       topK.offer(d, keyOf(d, bm25));
@@ -468,6 +560,11 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     for (const r of required) for (const l of r.lists) l.pos = 0;
     for (const l of excluded) l.pos = 0;
     if (i > budget && !ended) return undefined;
+    if (ended && partial) {
+      // the rest rank after every document walked: exact when the page (and one more) is full
+      if (!topK.full) return undefined;
+      ended = false;
+    }
     // Stopped early: the total is estimated from the share of documents walked (the API's totalResults is approximate too).
     const total = ended ? matched : Math.max(matched, Math.round((matched * length) / Math.max(1, i)));
     strategyStats.walk++;
@@ -478,6 +575,14 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     // of a circle): walked to the end at most, which costs no more than scoring each candidate.
     if (driverReq?.ranked && driverN > ORDERED_SCAN_MIN / 16) {
       const r = walk(mergedInRankOrder(index, driverReq.lists, order), driverN, Infinity);
+      if (r) return r;
+    }
+    // An exact order with a term's documents as candidates: its first documents in the order's ranking.
+    const driving = driverReq?.lists.length === 1 ? driverReq.lists[0] : undefined;
+    if (rank && driving?.term !== undefined && driverN > ORDERED_SCAN_MIN / 8) {
+      const dl = deepList(index, `${order} ${driving.term}`, index.postings[driving.term], (d) => -rank[d]);
+      let j = 0;
+      const r = walk(() => (j < dl.docs.length ? dl.docs[j++] : -1), driverN, Infinity, dl.cutoff !== -Infinity, required.indexOf(driverReq!));
       if (r) return r;
     }
     if (driverN > ORDERED_SCAN_MIN) {
@@ -519,7 +624,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     const d = driver ? driver[i] : i;
     if (pl) {
       const tf = pl.tf![i];
-      if ((pl.idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.docLen[d]) / avgLen)) + index.staticScore[d] < pruneBelow) {
+      if (bm25Of(pl.idf, tf, index.docLen[d], avgLen) + index.staticScore[d] < pruneBelow) {
         skipped++;
         continue;
       }
@@ -653,6 +758,30 @@ export function setChampionParameters(minDf: number, size: number): void {
   CHAMPIONS = size;
 }
 
+/** Documents per deep list: eight champion lists' worth, about 100 KiB. */
+const deepSize = () => 8 * CHAMPIONS;
+
+/**
+ * A term's best documents by `score` (higher first; ties in any order), at most deepSize() of them,
+ * and the best score left out (-Infinity: none): made at the first search that needs it, remembered
+ * until the index changes (SearchIndex.deepLists, least recently used dropped first). For relevance
+ * the score is the term's BM25 + popularity and freshness (champion lists of any depth); for an
+ * exact order, minus the place in its ranking (the term's documents in that order).
+ */
+function deepList(index: SearchIndex, key: string, p: Postings, score: (d: number, tf: number) => number): DeepList {
+  const known = index.deepLists.get(key);
+  if (known) {
+    index.deepLists.delete(key);
+    index.deepLists.set(key, known);
+    return known;
+  }
+  const best = bestOf(index, p.docs, p.tf, p.n, deepSize(), score);
+  const order = Array.from(best.docs.keys()).sort((a, b) => best.scores[b] - best.scores[a]);
+  const list: DeepList = { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), scores: Float64Array.from(order, (i) => best.scores[i]), cutoff: best.cutoff };
+  index.rememberDeepList(key, list);
+  return list;
+}
+
 /**
  * Champion lists ("top documents per term" of the IR textbooks): for every frequent term, its
  * CHAMPIONS best documents by BM25 of that term alone plus popularity and freshness, the score
@@ -681,50 +810,75 @@ function phraseChampion(index: SearchIndex, key: string, l: List): Champion | un
   return champ;
 }
 
-let champScores = new Float64Array(0);
-/** The CHAMPIONS best documents of a posting list by BM25 + static score (a bounded min-heap), or undefined when all of them fit. */
+/** The CHAMPIONS best documents of a posting list by BM25 + static score, or undefined when all of them fit. */
 function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, idf: number): Champion | undefined {
   const avgLen = index.averageLength;
-  if (champScores.length < CHAMPIONS) champScores = new Float64Array(CHAMPIONS);
-  const scores = champScores;
-  const docs = new Int32Array(CHAMPIONS);
-  let size = 0;
   let maxBm25 = 0;
+  const best = bestOf(index, pdocs, ptf, n, CHAMPIONS, (d, tf) => {
+    const bm25 = bm25Of(idf, tf, index.docLen[d], avgLen);
+    if (bm25 > maxBm25) maxBm25 = bm25;
+    return bm25 + index.staticScore[d];
+  });
+  if (best.cutoff === -Infinity) return undefined; // every document fits: no champion list needed
+  // ascending documents (unions and cursors need them so), their term frequencies alongside
+  const order = Array.from(best.docs.keys()).sort((a, b) => best.docs[a] - best.docs[b]);
+  return { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), threshold: best.threshold, maxBm25 };
+}
+
+let heapScores = new Float64Array(0);
+/**
+ * The `k` best live documents of a posting list by `score` (a bounded min-heap; in heap order),
+ * their term frequencies and scores, the worst kept score (`threshold`) and the best score left
+ * out (-Infinity: none left out).
+ */
+function bestOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, k: number, score: (d: number, tf: number) => number) {
+  if (heapScores.length < k) heapScores = new Float64Array(k);
+  const scores = heapScores;
+  const docs = new Int32Array(k);
+  const tfs = new Uint8Array(k);
+  let size = 0;
+  let cutoff = -Infinity;
   for (let i = 0; i < n; i++) {
     const d = pdocs[i];
     if (!index.alive[d]) continue;
     const tf = ptf[i];
-    const bm25 = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.docLen[d]) / avgLen));
-    if (bm25 > maxBm25) maxBm25 = bm25;
-    const score = bm25 + index.staticScore[d];
-    if (size < CHAMPIONS) {
+    const s = score(d, tf);
+    if (size < k) {
       let j = size++;
       while (j > 0) {
         const parent = (j - 1) >> 1;
-        if (scores[parent] <= score) break;
+        if (scores[parent] <= s) break;
         scores[j] = scores[parent];
         docs[j] = docs[parent];
+        tfs[j] = tfs[parent];
         j = parent;
       }
-      scores[j] = score;
+      scores[j] = s;
       docs[j] = d;
-    } else if (score > scores[0]) {
-      let j = 0;
-      for (;;) {
-        const l = 2 * j + 1;
-        if (l >= size) break;
-        const c = l + 1 < size && scores[l + 1] < scores[l] ? l + 1 : l;
-        if (scores[c] >= score) break;
-        scores[j] = scores[c];
-        docs[j] = docs[c];
-        j = c;
-      }
-      scores[j] = score;
-      docs[j] = d;
+      tfs[j] = tf;
+      continue;
     }
+    if (s <= scores[0]) {
+      if (s > cutoff) cutoff = s;
+      continue;
+    }
+    if (scores[0] > cutoff) cutoff = scores[0];
+    let j = 0;
+    for (;;) {
+      const l = 2 * j + 1;
+      if (l >= size) break;
+      const c = l + 1 < size && scores[l + 1] < scores[l] ? l + 1 : l;
+      if (scores[c] >= s) break;
+      scores[j] = scores[c];
+      docs[j] = docs[c];
+      tfs[j] = tfs[c];
+      j = c;
+    }
+    scores[j] = s;
+    docs[j] = d;
+    tfs[j] = tf;
   }
-  if (size < CHAMPIONS) return undefined; // every document fits: no champion list needed
-  return { docs: docs.slice(0, size).sort(), threshold: scores[0], maxBm25 };
+  return { docs: docs.subarray(0, size), tf: tfs.subarray(0, size), scores: scores.slice(0, size), threshold: size ? scores[0] : -Infinity, cutoff };
 }
 
 /** Popularity and freshness of each document, recomputed after the catalogue changes. */

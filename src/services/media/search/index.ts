@@ -30,6 +30,8 @@ const fromUtf8 = new TextDecoder();
 /** Bounds of the phrase cache: phrases, and document numbers over all of them (4 bytes each). */
 const PHRASE_CACHE_ENTRIES = 512;
 const PHRASE_CACHE_INTS = 8 << 20;
+/** Bound of the deep lists kept (see evaluate.ts `deepList`; about 100 KiB each at the default sizes). */
+const DEEP_LISTS = 512;
 
 /** What the index reads of a catalogue row. */
 export type IndexRow = Omit<MediaRow, 'seq'>;
@@ -93,11 +95,21 @@ const COLUMNS = [
 ] as const;
 export type Column = (typeof COLUMNS)[number];
 
-/** A term's (or phrase's) best documents by its BM25 + popularity and freshness, ascending; the last one's score; its highest BM25. */
+/** A term's (or phrase's) best documents by its BM25 + popularity and freshness, ascending, with their term frequencies; the last one's score; its highest BM25. */
 export interface Champion {
   docs: Int32Array;
+  tf: Uint8Array;
   threshold: number;
   maxBm25: number;
+}
+
+/** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see evaluate.ts `deepList`. */
+export interface DeepList {
+  docs: Int32Array;
+  /** The term's frequency in each document (the term's BM25 is computed from it, not looked up again). */
+  tf: Uint8Array;
+  scores: Float64Array;
+  cutoff: number;
 }
 
 /** What a snapshot holds (see `SearchIndex.state`). */
@@ -178,6 +190,8 @@ export class SearchIndex {
   /** Champion lists of remembered phrases with many documents (see evaluate.ts `phraseChampion`), same keys. */
   readonly phraseChampions = new Map<string, Champion>();
   phraseInts = 0;
+  /** Deep lists of the terms recently searched (least recently used first), dropped on any change. */
+  readonly deepLists = new Map<string, DeepList>();
   /** Champion lists of frequent terms (see evaluate.ts `buildChampions`), rebuilt after each refresh. */
   readonly champions = new Map<string, Champion>();
   /** Channel number -> documents of the channel (its videos, playlists and itself). */
@@ -305,6 +319,7 @@ export class SearchIndex {
   upsert(kind: MediaKind, row: IndexRow): void {
     this.orderings.clear();
     this.geoCells = undefined;
+    this.deepLists.clear();
     if (this.phrases.size) this.clearPhrases();
     const docOf = this.#docOf[KIND_CODE[kind]];
     const old = docOf.get(row.id);
@@ -394,6 +409,15 @@ export class SearchIndex {
     this.phrases.clear();
     this.phraseChampions.clear();
     this.phraseInts = 0;
+  }
+
+  /** Remembers a deep list, forgetting the least recently used beyond the bound. */
+  rememberDeepList(key: string, list: DeepList): void {
+    this.deepLists.set(key, list);
+    for (const k of this.deepLists.keys()) {
+      if (this.deepLists.size <= DEEP_LISTS) break;
+      this.deepLists.delete(k);
+    }
   }
 
   /** Remembers a phrase's documents, forgetting the least recently used beyond the bounds. */
