@@ -2,9 +2,12 @@
  * Group commit in the operation engine: concurrent works share one transaction, each inside its
  * own savepoint. One failing never affects another; every answer comes after the commit (a second
  * connection sees the write when the promise settles); instant completions inside a group record
- * their outcome.
+ * their outcome; a finished operation keeps the payload its kind says. On SQLite, commits are
+ * checkpointed into the database file by a background thread.
  */
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Clock } from '../../src/platform/clock/clock.ts';
 import { ApiError } from '../../src/platform/http/errors.ts';
@@ -33,6 +36,13 @@ describe(`operation engine group commit on ${TEST_STORE}`, () => {
         if (payload.fail) throw new ApiError({ status: 'FAILED_PRECONDITION', message: `refused ${payload.key}` });
         return { wrote: payload.key };
       },
+    });
+    engine.register({
+      kind: 'test.trim',
+      async complete(_trx, payload: { key: string; bulk: string }) {
+        return { bulkLength: payload.bulk.length };
+      },
+      finishedPayload: ({ bulk: _bulk, ...kept }: { key: string; bulk: string }) => kept,
     });
     reader = await openStoreReader({ dataDir, databaseUrl: db.url });
   });
@@ -96,5 +106,28 @@ describe(`operation engine group commit on ${TEST_STORE}`, () => {
     assert.equal(stored?.done, true);
     assert.deepEqual(stored?.error, { code: 9, message: 'refused bad-1' });
     assert.deepEqual((await engine.get('operations/ok-2'))?.result, { wrote: 'ok-2' });
+  });
+
+  test('a finished operation keeps what its kind keeps of the payload; the handler saw all of it (instant and claimed completions)', async () => {
+    const bulk = 'b'.repeat(5000);
+    const instant = await engine.grouped((trx) => engine.submitAndComplete(trx, { name: 'operations/trim-1', service: 'test', kind: 'test.trim', projectNumber: '1', payload: { key: 'k1', bulk } }));
+    assert.deepEqual(instant?.payload, { key: 'k1' });
+    await store.db.transaction().execute((trx) => engine.submit(trx, { name: 'operations/trim-2', service: 'test', kind: 'test.trim', projectNumber: '1', payload: { key: 'k2', bulk } }));
+    assert.equal(await engine.tryComplete('operations/trim-2'), true);
+    for (const [name, key] of [['operations/trim-1', 'k1'], ['operations/trim-2', 'k2']]) {
+      const [row] = await reader.query('SELECT payload, result FROM operations WHERE name = ?', [name]);
+      assert.deepEqual(JSON.parse(row.payload), { key }, `${name}: stored payload`);
+      assert.deepEqual(JSON.parse(row.result), { bulkLength: 5000 }, `${name}: the handler had the whole payload`);
+    }
+  });
+
+  test('SQLite: commits reach the database file through background checkpoints, long before the WAL holds 1,000 pages', { skip: TEST_STORE !== 'sqlite' && 'a SQLite data directory only' }, async () => {
+    const file = join(dataDir, 'cloudtwin.db');
+    const before = statSync(file).size;
+    // 48 commits of ~3 KB: about 100 WAL pages; SQLite's own checkpoint would wait for 1,000.
+    for (let i = 0; i < 48; i++) await engine.grouped((trx) => trx.insertInto('twin_settings').values({ name: `ck-${i}`, value: 'c'.repeat(3000) }).execute());
+    const deadline = Date.now() + 10_000;
+    while (statSync(file).size < before + 100_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(statSync(file).size >= before + 100_000, `database file ${before} -> ${statSync(file).size} bytes`);
   });
 });
