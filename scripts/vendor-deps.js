@@ -26,7 +26,6 @@ export const VENDOR_DIR = join(ROOT, 'node_modules', '.cloudtwin-vendor');
 /** @type {Record<string, { pkg: string, entry: string }>} */
 export const VENDORED = {
   kysely: { pkg: 'kysely', entry: 'kysely' },
-  'kysely/migration': { pkg: 'kysely', entry: 'kysely-migration' },
   '@sinclair/typebox': { pkg: '@sinclair/typebox', entry: 'typebox' },
   '@sinclair/typebox/value': { pkg: '@sinclair/typebox', entry: 'typebox-value' },
 };
@@ -58,7 +57,7 @@ async function main() {
   rmSync(VENDOR_DIR, { recursive: true, force: true });
   mkdirSync(VENDOR_DIR, { recursive: true });
   // One build with an entry per specifier: entries of one package share chunks, so
-  // `kysely/migration`'s Migrator and `kysely`'s classes stay one module instance, as in node_modules.
+  // `@sinclair/typebox/value` and `@sinclair/typebox` stay one module instance, as in node_modules.
   const input = Object.fromEntries(Object.entries(VENDORED).map(([specifier, v]) => [v.entry, specifier]));
   await rolldown.build({
     cwd: ROOT,

@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { ALL_TABLES } from '../../src/platform/store/migrations.ts';
 import { Store } from '../../src/platform/store/store.ts';
+import { TEST_STORE, freshDatabase } from '../support/store.ts';
 
 const tablesOf = (file: string): string[] => {
   const db = new DatabaseSync(file);
@@ -49,4 +51,45 @@ test('SQLite: a migration that fails leaves nothing half-applied (one transactio
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('PostgreSQL migrations', { skip: TEST_STORE !== 'postgres' && 'PostgreSQL only (CLOUDTWIN_TEST_STORE=postgres)' }, () => {
+  test('stores opened together on one fresh schema migrate once (advisory lock)', async () => {
+    const db = await freshDatabase();
+    try {
+      const stores = await Promise.all(Array.from({ length: 4 }, () => Store.open({ databaseUrl: db.url })));
+      const rows = (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(stores[0].db)).rows.map((r) => r.name);
+      assert.equal(new Set(rows).size, rows.length, 'each migration recorded once');
+      assert.ok(rows.includes('0001_initial') && rows.length >= 6, rows.join(', '));
+      await Promise.all(stores.map((s) => s.close()));
+    } finally {
+      await db.drop();
+    }
+  });
+
+  test('other schemas of the database created and dropped meanwhile do not fail a migration', async () => {
+    // Kysely's Migrator introspected every schema and failed now and then with `schema "..." does not exist`.
+    let churning = true;
+    const churn = (async () => {
+      while (churning) {
+        const other = await freshDatabase();
+        const s = await Store.open({ databaseUrl: other.url });
+        await s.close();
+        await other.drop();
+      }
+    })();
+    try {
+      for (let i = 0; i < 8; i++) {
+        const db = await freshDatabase();
+        try {
+          await (await Store.open({ databaseUrl: db.url })).close();
+        } finally {
+          await db.drop();
+        }
+      }
+    } finally {
+      churning = false;
+      await churn;
+    }
+  });
 });

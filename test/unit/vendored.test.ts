@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { vendoredSpecifiers } from '../../bin/vendored.js';
 
 /** A fake checkout: installed packages with versions, and a vendor manifest built from `built` versions. */
-function checkout(installed: Record<string, string>, built: Record<string, string>, files = ['kysely.mjs', 'kysely-migration.mjs', 'typebox.mjs']): string {
+function checkout(installed: Record<string, string>, built: Record<string, string>, files = ['kysely.mjs', 'typebox-value.mjs', 'typebox.mjs']): string {
   const root = mkdtempSync(join(tmpdir(), 'ct-vendor-'));
   for (const [pkg, version] of Object.entries(installed)) {
     mkdirSync(join(root, 'node_modules', pkg), { recursive: true });
@@ -20,7 +20,7 @@ function checkout(installed: Record<string, string>, built: Record<string, strin
     packages: built,
     specifiers: {
       kysely: { pkg: 'kysely', file: 'kysely.mjs' },
-      'kysely/migration': { pkg: 'kysely', file: 'kysely-migration.mjs' },
+      '@sinclair/typebox/value': { pkg: '@sinclair/typebox', file: 'typebox-value.mjs' },
       '@sinclair/typebox': { pkg: '@sinclair/typebox', file: 'typebox.mjs' },
     },
   }));
@@ -31,17 +31,17 @@ test('bundles built from the installed versions serve their specifiers', () => {
   const root = checkout({ kysely: '0.29.9', '@sinclair/typebox': '0.34.52' }, { kysely: '0.29.9', '@sinclair/typebox': '0.34.52' });
   try {
     const map = vendoredSpecifiers(root);
-    assert.deepEqual([...map.keys()].sort(), ['@sinclair/typebox', 'kysely', 'kysely/migration']);
-    assert.equal(map.get('kysely/migration'), pathToFileURL(join(root, 'node_modules', '.cloudtwin-vendor', 'kysely-migration.mjs')).href);
+    assert.deepEqual([...map.keys()].sort(), ['@sinclair/typebox', '@sinclair/typebox/value', 'kysely']);
+    assert.equal(map.get('@sinclair/typebox/value'), pathToFileURL(join(root, 'node_modules', '.cloudtwin-vendor', 'typebox-value.mjs')).href);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 });
 
-test('a package upgraded since the bundles were built, or a missing bundle file, resolves from node_modules', () => {
-  const root = checkout({ kysely: '0.30.0', '@sinclair/typebox': '0.34.52' }, { kysely: '0.29.9', '@sinclair/typebox': '0.34.52' }, ['kysely.mjs', 'kysely-migration.mjs']);
+test('a package upgraded since the bundles were built, or missing bundle files, resolve from node_modules', () => {
+  const root = checkout({ kysely: '0.30.0', '@sinclair/typebox': '0.34.52' }, { kysely: '0.29.9', '@sinclair/typebox': '0.34.52' }, ['kysely.mjs']);
   try {
-    assert.deepEqual([...vendoredSpecifiers(root).keys()], [], 'kysely is stale and typebox.mjs is missing');
+    assert.deepEqual([...vendoredSpecifiers(root).keys()], [], 'kysely is stale and the TypeBox bundles are missing');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -1,5 +1,9 @@
-import { type Kysely, SqliteAdapter, sql } from 'kysely';
-import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+
+/** One step of the schema, applied once per store. */
+interface Migration {
+  up(db: Kysely<any>): Promise<void>;
+}
 
 /** One migration set for both dialects: portable column types only. */
 const migrations: Record<string, Migration> = {
@@ -222,41 +226,37 @@ const migrations: Record<string, Migration> = {
   },
 };
 
-class InCodeMigrations implements MigrationProvider {
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return migrations;
-  }
-}
+/** The bookkeeping table: the one Kysely's Migrator kept, so stores made by earlier versions read as they are. */
+const MIGRATION_TABLE = 'kysely_migration';
 
 /**
- * `schema` is where Kysely keeps its migration bookkeeping (on PostgreSQL, the connection's
- * current schema). Without it Kysely looks for its tables in every schema of the database and
- * takes another schema's (another cloudtwin sharing the database) for this one's.
+ * Applies the migrations a store has not had yet, in name order, all in one transaction with
+ * their bookkeeping: a migration that fails leaves nothing half-applied, and a first start on
+ * SQLite commits (and fsyncs) once instead of once per statement. On PostgreSQL the transaction
+ * first takes an advisory lock named after the schema, so processes starting together on one
+ * schema migrate one after the other (the later one finds nothing to do).
  *
- * On SQLite every pending migration, and Kysely's bookkeeping, runs in one transaction: Kysely
- * runs SQLite DDL without one (its adapter says SQLite has no transactional DDL, which it has),
- * so each of the ~60 statements of a first start was a commit of its own, each an fsync
- * (WAL, synchronous=FULL): tens of milliseconds of a first start. One transaction also means a
- * migration that fails leaves nothing half-applied. The store's one connection runs nothing else
- * while the store opens, so the statements Kysely sends through it all land in this transaction.
+ * Not Kysely's Migrator: it looks for its tables by introspecting every schema of the database,
+ * and on a PostgreSQL database where other schemas are created and dropped meanwhile (other
+ * cloudtwins, parallel test suites) that introspection fails now and then with `schema "..."
+ * does not exist`, naming a schema being dropped.
  */
 export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string } = {}): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrations(), migrationTableSchema: opts.schema });
-  const inOneTransaction = db.getExecutor().adapter instanceof SqliteAdapter;
-  if (inOneTransaction) await sql`BEGIN IMMEDIATE`.execute(db);
-  let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>;
-  try {
-    outcome = await migrator.migrateToLatest();
-  } catch (err) {
-    if (inOneTransaction) await sql`ROLLBACK`.execute(db);
-    throw err;
-  }
-  const { error, results } = outcome;
-  if (inOneTransaction) await sql.raw(error ? 'ROLLBACK' : 'COMMIT').execute(db);
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
-  }
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  await db.transaction().execute(async (trx) => {
+    if (postgres) await sql`SELECT pg_advisory_xact_lock(hashtext(${`cloudtwin.migrations.${opts.schema ?? ''}`}))`.execute(trx);
+    await sql`CREATE TABLE IF NOT EXISTS ${sql.table(MIGRATION_TABLE)} (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
+    const applied = new Set((await trx.selectFrom(MIGRATION_TABLE).select('name').execute()).map((r) => String(r.name)));
+    for (const name of Object.keys(migrations).sort()) {
+      if (applied.has(name)) continue;
+      try {
+        await migrations[name].up(trx);
+      } catch (err) {
+        throw new Error(`database migration ${name} failed: ${(err as Error)?.message ?? err}`);
+      }
+      await trx.insertInto(MIGRATION_TABLE).values({ name, timestamp: new Date().toISOString() }).execute();
+    }
+  });
 }
 
 /** Tables earlier versions had: a snapshot taken then may name them; restore ignores them. */
