@@ -336,7 +336,8 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   const order = q.order;
   const scoring = order === 'relevance';
   const avgLen = index.averageLength;
-  const { alive, kind, published, flags, duration, rating, channel, channelShow } = index;
+  const { gate, kind, published, duration, channel, channelShow } = index;
+  const dated = after > -Infinity || before < Infinity;
 
   /**
    * The document's BM25 when it passes every filter and requirement, else -1. `fresh`: candidates
@@ -345,11 +346,13 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
    * (at a million documents, each search of a long list costs cache misses).
    */
   const match = (d: number, fresh: boolean, known = -1, knownBm25 = 0): number => {
-    if (!alive[d] || !((1 << kind[d]) & kindMask)) return -1;
-    const p = published[d];
-    if (p < after || p > before) return -1;
-    if (rating[d] > maxRating) return -1;
-    if ((flags[d] & flagMask) !== flagValue) return -1;
+    // alive, kind, rating and flags from one word (see SearchIndex.gate)
+    const g = gate[d];
+    if (!(g & 1) || !((g >>> 1) & kindMask) || ((g >>> 4) & 3) > maxRating || ((g >>> 8) & flagMask) !== flagValue) return -1;
+    if (dated) {
+      const p = published[d];
+      if (p < after || p > before) return -1;
+    }
     if (show && channelShow[channel[d]] !== 1) return -1;
     if (videoFilter) {
       const dur = duration[d];
@@ -414,10 +417,11 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   const rankedByPlace = order !== 'relevance' && driverN > ORDERED_SCAN_MIN / 16;
   const rank = order === 'relevance' ? undefined : rankedByPlace ? rankOf(index, order) : index.orderings.get(rankKey(order));
   const byTitle = order === 'title' && !rank;
+  const boostOf = (d: number): number => (language > 0 && index.language[d] === language ? LANGUAGE_BOOST : 1);
   const keyOf = (d: number, bm25: number): number => {
     if (rank) return -rank[d];
     if (order !== 'relevance') return orderKey(index, order, d);
-    return (bm25 + index.staticScore[d]) * (language > 0 && index.language[d] === language ? LANGUAGE_BOOST : 1);
+    return (bm25 + index.staticScore[d]) * boostOf(d);
   };
   const finish = (ranked: number[], total: number): Ranked => ({ docs: ranked.slice(q.offset, q.offset + q.limit), total, hasMore: q.offset + q.limit < Math.min(total, q.maxReachable) });
 
@@ -430,7 +434,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   let floor = -Infinity;
   const fromChampions = (): Ranked | undefined => {
     // `tf`: a single-atom clause's term frequencies along `docs` (match need not search that clause's list)
-    let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; idf: number } | undefined;
+    let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; score: Float64Array | undefined; idf: number } | undefined;
     const maxes = textClauses.map((c) => Math.max(...c.atoms.map((a) => a.maxBm25)));
     const sumMax = maxes.reduce((a, b) => a + b, 0);
     textClauses.forEach((c, i) => {
@@ -449,7 +453,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
       if (!best || bound < best.bound) {
         const u = lists.length === 1 ? lists[0] : unionOf(lists);
         const only = c.atoms.length === 1 ? c.atoms[0] : undefined;
-        best = { docs: u.docs, n: u.n, bound, size, clause: i, tf: only ? (only.champ ? only.champ.tf : only.list.tf) : undefined, idf: only ? only.list.idf : 0 };
+        best = { docs: u.docs, n: u.n, bound, size, clause: i, tf: only ? (only.champ ? only.champ.tf : only.list.tf) : undefined, score: only?.champ?.score, idf: only ? only.list.idf : 0 };
       }
     });
     if (!best) return undefined;
@@ -457,12 +461,15 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
     const topK = new TopK(index, reach + 1, false);
     let matched = 0;
     const { tf, idf, clause } = best;
+    // the only clause's champion scores are the candidates' keys (before the language boost)
+    const score = textClauses.length === 1 ? best.score : undefined;
+    // champion lists and their unions are ascending: the other lists' cursors only move forward
     for (let i = 0; i < best.n; i++) {
       const d = best.docs[i];
-      const bm25 = tf ? match(d, true, clause, bm25Of(idf, tf[i], index.docLen[d], avgLen)) : match(d, true);
+      const bm25 = tf ? match(d, false, clause, bm25Of(idf, tf[i], index.docLen[d], avgLen)) : match(d, false);
       if (bm25 < 0) continue;
       matched++;
-      topK.offer(d, keyOf(d, bm25));
+      topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25));
     }
     const complete = best.bound === -Infinity;
     if (!complete && !(topK.full && topK.worstKey > best.bound * maxBoost)) {
@@ -506,7 +513,8 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
       const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], docLen[d], avgLen));
       if (bm25 < 0) continue;
       matched++;
-      topK.offer(d, keyOf(d, bm25));
+      // the only clause: its deep-list score is the key (before the language boost)
+      topK.offer(d, textClauses.length === 1 ? dl.scores[i] * boostOf(d) : keyOf(d, bm25));
     }
     for (const req of required) for (const x of req.lists) x.pos = 0;
     for (const x of excluded) x.pos = 0;
@@ -822,7 +830,7 @@ function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: n
   if (best.cutoff === -Infinity) return undefined; // every document fits: no champion list needed
   // ascending documents (unions and cursors need them so), their term frequencies alongside
   const order = Array.from(best.docs.keys()).sort((a, b) => best.docs[a] - best.docs[b]);
-  return { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), threshold: best.threshold, maxBm25 };
+  return { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), score: Float64Array.from(order, (i) => best.scores[i]), threshold: best.threshold, maxBm25 };
 }
 
 let heapScores = new Float64Array(0);

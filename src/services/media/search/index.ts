@@ -99,6 +99,8 @@ export type Column = (typeof COLUMNS)[number];
 export interface Champion {
   docs: Int32Array;
   tf: Uint8Array;
+  /** Each one's BM25 + popularity and freshness. */
+  score: Float64Array;
   threshold: number;
   maxBm25: number;
 }
@@ -152,6 +154,13 @@ export class SearchIndex {
   /** Where the document's title (UTF-8, `titleBytes` long) starts in `text`; its description (cut, see DESCRIPTION_KEPT) follows up to the next document's start. */
   textStart = new Float64Array(0);
   titleBytes = new Int32Array(0);
+  /**
+   * What every search checks first, packed in one word per document (one memory access where four
+   * columns cost four cache misses at a million documents): bit 0 alive, bits 1-3 the kind (one
+   * bit each), bits 4-5 the safe-search rating, bits 8-23 the flags. Derived from those columns
+   * (see `gateOf`), not saved in a snapshot.
+   */
+  gate = new Uint32Array(0);
   /** Popularity + freshness per document (see evaluate.ts `staticScores`), set after each refresh. */
   staticScore = new Float32Array(0);
   ids: string[] = [];
@@ -235,7 +244,7 @@ export class SearchIndex {
 
   #grow(min: number): void {
     const cap = Math.max(1024, this.capacity * 2, min);
-    const grow = <T extends Uint8Array | Uint16Array | Int32Array | Float64Array>(a: T): T => {
+    const grow = <T extends Uint8Array | Uint16Array | Int32Array | Uint32Array | Float64Array>(a: T): T => {
       const b = new (a.constructor as any)(cap) as T;
       b.set(a as any);
       return b;
@@ -263,6 +272,7 @@ export class SearchIndex {
     this.docLen = grow(this.docLen);
     this.tokStart = grow(this.tokStart);
     this.textStart = grow(this.textStart);
+    this.gate = grow(this.gate);
     this.titleBytes = grow(this.titleBytes);
     this.capacity = cap;
   }
@@ -325,6 +335,7 @@ export class SearchIndex {
     const old = docOf.get(row.id);
     if (old !== undefined) {
       this.alive[old] = 0;
+      this.gate[old] = 0;
       this.live--;
       docOf.delete(row.id);
     }
@@ -362,6 +373,7 @@ export class SearchIndex {
     this.language[d] = this.languages.id(a[13].split('-')[0]);
     this.developer[d] = this.developers.id(a[15]);
     this.count[d] = a[17] ?? 0;
+    this.gate[d] = this.#gateOf(d);
     this.channelDocs[channel].push(d, 1);
     this.kindDocs[this.kind[d]].push(d, 1);
     if (a[4]) this.liveDocs[a[4]].push(d, 1);
@@ -403,6 +415,10 @@ export class SearchIndex {
     }
     this.#pushToken(FIELD_BREAK);
     return ws.length;
+  }
+
+  #gateOf(d: number): number {
+    return this.alive[d] ? 1 | (2 << this.kind[d]) | (this.rating[d] << 4) | (this.flags[d] << 8) : 0;
   }
 
   clearPhrases(): void {
@@ -506,7 +522,10 @@ export class SearchIndex {
     x.languages.restore(s.languages);
     x.regionLists.restore(s.regionLists);
     x.developers.restore(s.developers);
-    for (let d = 0; d < n; d++) if (x.alive[d]) x.#docOf[x.kind[d]].set(x.ids[d], d);
+    for (let d = 0; d < n; d++) {
+      if (x.alive[d]) x.#docOf[x.kind[d]].set(x.ids[d], d);
+      x.gate[d] = x.#gateOf(d);
+    }
     let scratch = 1024;
     while (scratch < x.postings.length) scratch *= 2;
     x.#lastDoc = new Int32Array(scratch).fill(-1);
