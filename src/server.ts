@@ -126,7 +126,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations });
     const quota = new Quota(store, clock);
-    const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName } });
+    const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName } });
     const compute = createCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs });
     createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
     registerConsole(app);

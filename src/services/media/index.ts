@@ -43,11 +43,20 @@ export function checkServiceName(name: string): string {
 /** Builds the media catalogue, its engine and the HTTP service on `app`. */
 export function createMedia(
   app: FastifyInstance,
-  d: { store: Store; iam: IamService; quota: Quota; checkKey: CheckKey; options?: MediaOptions; catalog?: { catalog: MediaCatalog; engine: MediaSearchEngine; close(): Promise<void> } },
+  d: {
+    store: Store;
+    iam: IamService;
+    quota: Quota;
+    checkKey: CheckKey;
+    options?: MediaOptions;
+    /** The data directory: where a PostgreSQL store's index snapshot is kept (SQLite keeps it beside its database). */
+    snapshotDir?: string;
+    catalog?: { catalog: MediaCatalog; engine: MediaSearchEngine; close(): Promise<void> };
+  },
 ): Media {
   const pathPrefix = checkPathPrefix(d.options?.pathPrefix ?? DEFAULT_PATH_PREFIX);
   const serviceName = checkServiceName(d.options?.serviceName ?? DEFAULT_SERVICE_NAME);
-  const media = d.catalog ?? createMediaCatalog(d.store);
+  const media = d.catalog ?? createMediaCatalog(d.store, { snapshotDir: d.snapshotDir });
   const access = new MediaAccess({ checkKey: d.checkKey, iam: d.iam, serviceName });
   const service = new MediaService({ access, quota: d.quota, catalog: media.catalog, engine: media.engine, topics: CURATED_TOPICS, parseQuery });
   registerMediaRoutes({ app, service, prefix: pathPrefix, serviceName });

@@ -1,5 +1,5 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { type Command, Option } from 'commander';
 import { Store } from '../../../platform/store/store.ts';
@@ -11,14 +11,15 @@ import type { Progress } from './bulk.ts';
  * lazy loading").
  */
 async function commands() {
-  const [{ default: cliProgress }, bulk, { generatedCount }, { countEntries }, { MediaSearch }] = await Promise.all([
+  const [{ default: cliProgress }, bulk, { generatedCount }, { countEntries }, { MediaSearch }, { snapshotPath }] = await Promise.all([
     import('cli-progress'),
     import('./bulk.ts'),
     import('./generator.ts'),
     import('./repository.ts'),
     import('../search/engine.ts'),
+    import('./index.ts'),
   ]);
-  return { cliProgress, ...bulk, generatedCount, countEntries, MediaSearch };
+  return { cliProgress, ...bulk, generatedCount, countEntries, MediaSearch, snapshotPath };
 }
 
 /**
@@ -78,7 +79,7 @@ export function registerCatalogCommands(program: Command): void {
     .option('--seed <s>', 'seed: the same seed and size give the same catalogue', parseCount, 1)
     .option('-o, --output <file>', 'write NDJSON to this file (- for stdout) instead of the store')
     .action(async (o) => {
-      const { cliProgress, generatedCount, generateNdjson, generateInto, MediaSearch, countEntries } = await commands();
+      const { cliProgress, generatedCount, generateNdjson, generateInto, MediaSearch, countEntries, snapshotPath } = await commands();
       const opts = { videos: o.videos, seed: o.seed };
       const total = generatedCount(o.videos);
       if (o.output) {
@@ -98,8 +99,8 @@ export function registerCatalogCommands(program: Command): void {
         bar.stop();
         const written = performance.now();
         const indexBar = progressBar(cliProgress, o, 'rows indexed');
-        // SQLite: the index is saved in the data directory too, so the first `serve` loads it instead of building it
-        const snapshotFile = o.databaseUrl ? undefined : join(resolve(o.dataDir), 'cloudtwin.media-index');
+        // the index is saved in the data directory too (where `serve` looks for it), so the first `serve` loads it instead of building it
+        const snapshotFile = await snapshotPath(store, { snapshotDir: resolve(o.dataDir) });
         const engine = new MediaSearch(store.db, { onProgress: (loaded) => indexBar.update({ phase: 'index', done: loaded, total }), snapshotFile });
         await engine.refresh();
         await engine.saved();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
 import type { Store } from '../../../platform/store/store.ts';
@@ -21,11 +22,30 @@ export interface Media {
   close(): Promise<void>;
 }
 
-/** `<data dir>/cloudtwin.media-index` for SQLite in a data directory (none in memory). */
-async function snapshotPath(store: Store): Promise<string | undefined> {
-  const rows = (await sql<{ name: string; file: string }>`PRAGMA database_list`.execute(store.db)).rows;
-  const file = rows.find((r) => r.name === 'main')?.file;
-  return file ? join(dirname(file), 'cloudtwin.media-index') : undefined;
+export interface MediaCatalogOptions {
+  /**
+   * Where to keep the index snapshot (search/snapshot.ts) when the store is PostgreSQL: the
+   * server's data directory. SQLite keeps it next to its database file whatever this says.
+   */
+  snapshotDir?: string;
+}
+
+/**
+ * Where the index snapshot lives: `<data dir>/cloudtwin.media-index` next to a SQLite database
+ * (none in memory); on PostgreSQL `<snapshotDir>/cloudtwin.media-index.pg-<id>`, the id naming
+ * the server, database and schema, so data directories shared by cloudtwins of different
+ * databases keep one snapshot each. A snapshot is used only for the catalogue it was built from
+ * (its random epoch), so another catalogue's file is never mistaken for this one's.
+ */
+export async function snapshotPath(store: Store, opts: MediaCatalogOptions): Promise<string | undefined> {
+  if (store.dialect === 'sqlite') {
+    const rows = (await sql<{ name: string; file: string }>`PRAGMA database_list`.execute(store.db)).rows;
+    const file = rows.find((r) => r.name === 'main')?.file;
+    return file ? join(dirname(file), 'cloudtwin.media-index') : undefined;
+  }
+  if (!opts.snapshotDir) return undefined;
+  const where = (await sql<{ id: string }>`SELECT concat_ws('|', inet_server_addr(), inet_server_port(), current_database(), current_schema()) AS id`.execute(store.db)).rows[0]?.id ?? '';
+  return join(opts.snapshotDir, `cloudtwin.media-index.pg-${createHash('sha256').update(where).digest('hex').slice(0, 16)}`);
 }
 
 /**
@@ -33,7 +53,7 @@ async function snapshotPath(store: Store): Promise<string | undefined> {
  * the store and brought up to date from its change sequence before each search, so changes
  * made by other processes show).
  */
-export function createMediaCatalog(store: Store): Media {
+export function createMediaCatalog(store: Store, opts: MediaCatalogOptions = {}): Media {
   const db = store.db;
   const catalog: MediaCatalog = {
     videos: (ids) => repo.resourcesById(db, 'video', ids),
@@ -44,8 +64,9 @@ export function createMediaCatalog(store: Store): Media {
     contentOwner: (id) => repo.contentOwner(db, id),
     channelsOfContentOwner: (id) => repo.channelsOfContentOwner(db, id),
   };
-  // SQLite in a data directory: the index is saved next to the database, so a restart loads it instead of building it (search/snapshot.ts)
-  const engine = new MediaSearch(db, { snapshotFile: store.dialect === 'sqlite' ? snapshotPath(store) : undefined });
+  // The index is saved (next to a SQLite database, in the data directory for PostgreSQL), so a
+  // restart loads it and catches up with what changed since, instead of building it (search/snapshot.ts).
+  const engine = new MediaSearch(db, { snapshotFile: snapshotPath(store, opts) });
   // Build the index now, in the background, so the first search does not wait for it (a million
   // videos take tens of seconds); a search that comes earlier waits for this same build.
   const warm = engine.refresh().catch(() => {});
