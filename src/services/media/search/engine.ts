@@ -121,7 +121,7 @@ export class MediaSearch implements MediaSearchEngine {
     if (from === 0) index.trim();
     index.staticScore = staticScores(index);
     index.orderings.clear();
-    index.deepLists.clear();
+    index.clearScored();
     index.clearPhrases();
     buildChampions(index);
     this.#index = index;

@@ -626,13 +626,14 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   let rest = 0;
   if (pl) for (let r = 0; r < textClauses.length; r++) if (required[r] !== driverReq) rest += Math.max(...textClauses[r].atoms.map((a) => a.maxBm25));
   const pruneBelow = floor / (language > 0 ? LANGUAGE_BOOST : 1) - rest;
+  // a long list's scores precomputed along it: read in order instead of two columns per posting
+  const impact = pl?.term !== undefined && pl.n > ORDERED_SCAN_MIN / 8 ? impactsOf(index, pl.term, pl.idf, avgLen) : undefined;
   let skipped = 0;
   let checked = 0;
   for (let i = 0; i < driverN; i++) {
     const d = driver ? driver[i] : i;
     if (pl) {
-      const tf = pl.tf![i];
-      if (bm25Of(pl.idf, tf, index.docLen[d], avgLen) + index.staticScore[d] < pruneBelow) {
+      if ((impact ? impact[i] : bm25Of(pl.idf, pl.tf![i], index.docLen[d], avgLen) + index.staticScore[d]) < pruneBelow) {
         skipped++;
         continue;
       }
@@ -764,6 +765,26 @@ let CHAMPIONS = 1024;
 export function setChampionParameters(minDf: number, size: number): void {
   CHAMPION_MIN_DF = minDf;
   CHAMPIONS = size;
+}
+
+/**
+ * A term's BM25 + popularity and freshness of each of its postings, along its posting list (dead
+ * documents included: they are rejected later), remembered until the index changes. The same
+ * computation as the scan's, so the same candidates are skipped.
+ */
+function impactsOf(index: SearchIndex, term: number, idf: number, avgLen: number): Float64Array {
+  let impacts = index.impacts.get(term);
+  if (impacts) {
+    index.impacts.delete(term);
+    index.impacts.set(term, impacts);
+    return impacts;
+  }
+  const p = index.postings[term];
+  const { docLen, staticScore } = index;
+  impacts = new Float64Array(p.n);
+  for (let i = 0; i < p.n; i++) impacts[i] = bm25Of(idf, p.tf[i], docLen[p.docs[i]], avgLen) + staticScore[p.docs[i]];
+  index.rememberImpacts(term, impacts);
+  return impacts;
 }
 
 /** Documents per deep list: eight champion lists' worth, about 100 KiB. */

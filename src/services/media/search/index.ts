@@ -32,6 +32,8 @@ const PHRASE_CACHE_ENTRIES = 512;
 const PHRASE_CACHE_INTS = 8 << 20;
 /** Bound of the deep lists kept (see evaluate.ts `deepList`; about 100 KiB each at the default sizes). */
 const DEEP_LISTS = 512;
+/** Bound of the impact arrays kept, in numbers (8 bytes each): 64 MiB. */
+const IMPACT_NUMBERS = 8 << 20;
 
 /** What the index reads of a catalogue row. */
 export type IndexRow = Omit<MediaRow, 'seq'>;
@@ -201,6 +203,9 @@ export class SearchIndex {
   phraseInts = 0;
   /** Deep lists of the terms recently searched (least recently used first), dropped on any change. */
   readonly deepLists = new Map<string, DeepList>();
+  /** Term id -> each posting's BM25 + popularity and freshness, along its posting list (see evaluate.ts `impactsOf`); least recently used first, dropped on any change. */
+  readonly impacts = new Map<number, Float64Array>();
+  #impactNumbers = 0;
   /** Champion lists of frequent terms (see evaluate.ts `buildChampions`), rebuilt after each refresh. */
   readonly champions = new Map<string, Champion>();
   /** Channel number -> documents of the channel (its videos, playlists and itself). */
@@ -329,7 +334,7 @@ export class SearchIndex {
   upsert(kind: MediaKind, row: IndexRow): void {
     this.orderings.clear();
     this.geoCells = undefined;
-    this.deepLists.clear();
+    this.clearScored();
     if (this.phrases.size) this.clearPhrases();
     const docOf = this.#docOf[KIND_CODE[kind]];
     const old = docOf.get(row.id);
@@ -425,6 +430,24 @@ export class SearchIndex {
     this.phrases.clear();
     this.phraseChampions.clear();
     this.phraseInts = 0;
+  }
+
+  /** Drops what depends on the scores (deep lists, impacts): after any change. */
+  clearScored(): void {
+    this.deepLists.clear();
+    this.impacts.clear();
+    this.#impactNumbers = 0;
+  }
+
+  /** Remembers a term's impacts, forgetting the least recently used beyond the bound. */
+  rememberImpacts(term: number, impacts: Float64Array): void {
+    this.impacts.set(term, impacts);
+    this.#impactNumbers += impacts.length;
+    for (const [t, v] of this.impacts) {
+      if (this.#impactNumbers <= IMPACT_NUMBERS || this.impacts.size <= 1) break;
+      this.impacts.delete(t);
+      this.#impactNumbers -= v.length;
+    }
   }
 
   /** Remembers a deep list, forgetting the least recently used beyond the bound. */
