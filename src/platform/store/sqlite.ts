@@ -48,6 +48,8 @@ function adapt(stmt: StatementSync, checkpoints: BackgroundCheckpoints | undefin
 
 /** Commits between two background checkpoints (~16 x a few pages: far below SQLite's 1,000-page mark). */
 const COMMITS_PER_CHECKPOINT = 16;
+/** A checkpoint thread idle this long ends (it holds ~14 MiB resident); the next checkpoint due starts another. */
+const THREAD_IDLE_MS = 10_000;
 
 /**
  * WAL checkpoints, mostly off the event loop. SQLite's automatic checkpoint runs inside the
@@ -59,7 +61,7 @@ const COMMITS_PER_CHECKPOINT = 16;
  * stays on as the bound of the WAL (the WAL restarts from its beginning only after a checkpoint
  * on the writing connection): when it comes, the thread has already copied and synced all but
  * the last few commits' pages. The thread starts at the first checkpoint due (a short-lived
- * process never pays for it).
+ * process never pays for it) and ends after THREAD_IDLE_MS without one (an idle server neither).
  */
 class BackgroundCheckpoints {
   readonly #db: DatabaseSync;
@@ -68,6 +70,7 @@ class BackgroundCheckpoints {
   #commits = 0;
   /** A checkpoint was asked for and has not answered yet (asks never queue up). */
   #running = false;
+  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(db: DatabaseSync, path: string) {
     this.#db = db;
@@ -83,6 +86,7 @@ class BackgroundCheckpoints {
   }
 
   close(): void {
+    clearTimeout(this.#idleTimer);
     this.#worker?.postMessage('close');
     this.#worker = undefined;
   }
@@ -91,7 +95,11 @@ class BackgroundCheckpoints {
     if (!this.#worker) {
       const worker = new Worker(CHECKPOINT_THREAD, { eval: true, workerData: { path: this.#path } });
       worker.unref();
-      worker.on('message', () => (this.#running = false));
+      worker.on('message', () => {
+        this.#running = false;
+        clearTimeout(this.#idleTimer);
+        this.#idleTimer = setTimeout(() => this.close(), THREAD_IDLE_MS).unref();
+      });
       // A thread that failed (its database removed, say) is replaced at the next checkpoint due;
       // meanwhile the automatic checkpoint bounds the WAL.
       worker.on('error', () => {
