@@ -68,6 +68,21 @@ describe('Ids', () => {
     assert.equal(new Ids(seededRandom('s')).apiKeyString(), new Ids(seededRandom('s')).apiKeyString());
     assert.notEqual(new Ids(seededRandom('s')).apiKeyString(), new Ids(seededRandom('t')).apiKeyString());
   });
+  test('the system source hands out each drawn byte once, across pool refills and large draws', () => {
+    const seen = new Set<string>();
+    // 16-byte draws through several 4 KiB refills: no draw repeats (a reused pool slice would)
+    for (let i = 0; i < 2000; i++) {
+      const b = systemRandom.bytes(16);
+      assert.equal(b.length, 16);
+      seen.add(b.toString('hex'));
+    }
+    assert.equal(seen.size, 2000);
+    const a = systemRandom.bytes(8);
+    const copy = Buffer.from(a);
+    systemRandom.bytes(4096 * 2);
+    assert.deepEqual(a, copy, 'a handed-out buffer is its own (later draws do not change it)');
+    assert.equal(systemRandom.bytes(5000).length, 5000);
+  });
   test('decimal ids have the requested length and no leading zero', () => {
     const ids = new Ids();
     for (let i = 0; i < 50; i++) assert.match(ids.decimal(21), /^[1-9][0-9]{20}$/);

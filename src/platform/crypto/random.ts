@@ -1,4 +1,4 @@
-import { createHmac, randomBytes as systemRandomBytes } from 'node:crypto';
+import { createHmac, randomBytes as systemRandomBytes, randomFillSync } from 'node:crypto';
 
 /**
  * Every id and secret comes from here. In production it is the system CSPRNG; tests may seed it
@@ -8,7 +8,30 @@ export interface RandomSource {
   bytes(n: number): Buffer;
 }
 
-export const systemRandom: RandomSource = { bytes: (n) => systemRandomBytes(n) };
+/**
+ * The system CSPRNG, drawn 4 KiB at a time (as `crypto.randomUUID` does): one `randomBytes`
+ * call costs a few microseconds whatever its size, and a Compute insert or an API key needs
+ * several small draws. Every byte is handed out once, copied into a buffer of its own.
+ */
+function pooledSystemRandom(): RandomSource {
+  const POOL = 4096;
+  const pool = Buffer.allocUnsafe(POOL);
+  let at = POOL;
+  return {
+    bytes(n: number): Buffer {
+      if (n > POOL / 4) return systemRandomBytes(n);
+      if (at + n > POOL) {
+        randomFillSync(pool);
+        at = 0;
+      }
+      const out = Buffer.from(pool.subarray(at, at + n));
+      at += n;
+      return out;
+    },
+  };
+}
+
+export const systemRandom: RandomSource = pooledSystemRandom();
 
 export function seededRandom(seed: string): RandomSource {
   let counter = 0n;
