@@ -432,6 +432,58 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
    * other clauses' BM25 maxima. Else undefined (the caller scores every candidate).
    */
   let floor = -Infinity;
+  /**
+   * A query of one OR clause whose alternatives all have champion lists: a document's score for
+   * the clause is the best of its alternatives' (BM25 + popularity and freshness), so the champion
+   * lists are merged best first and the walk stops once the page is full and no alternative's
+   * next champion (or, past its list, its champion threshold, which bounds every other document)
+   * can reach it: a few dozen candidates instead of the union of the lists (2,048 at the default
+   * size), each looked up in every alternative's list.
+   */
+  const fromChampionsBestFirst = (): Ranked | undefined => {
+    if (textClauses.length !== 1 || textClauses[0].atoms.length < 2 || !textClauses[0].atoms.every((a) => a.champ)) return undefined;
+    const champs = textClauses[0].atoms.map((a) => a.champ!);
+    const orders = champs.map(bestFirst);
+    const pos = new Int32Array(champs.length);
+    const maxBoost = language > 0 ? LANGUAGE_BOOST : 1;
+    const topK = new TopK(index, reach + 1, false);
+    const seen = new Set<number>();
+    let matched = 0;
+    for (;;) {
+      let next = -1;
+      let nextScore = -Infinity;
+      let bound = -Infinity;
+      for (let x = 0; x < champs.length; x++) {
+        const more = pos[x] < orders[x].length;
+        const head = more ? champs[x].score[orders[x][pos[x]]] : champs[x].threshold;
+        if (head > bound) bound = head;
+        if (more && head > nextScore) {
+          nextScore = head;
+          next = x;
+        }
+      }
+      // (a hair above the bound, against rounding in sums taken in another order)
+      if (topK.full && bound * maxBoost * (1 + 1e-9) < topK.worstKey) break;
+      if (next < 0) {
+        if (topK.full) floor = Math.max(floor, topK.worstKey);
+        // match moved the cursors: the strategies after this one start them again
+        for (const req of required) for (const l of req.lists) l.pos = 0;
+        for (const l of excluded) l.pos = 0;
+        return undefined;
+      }
+      const d = champs[next].docs[orders[next][pos[next]++]];
+      if (seen.has(d)) continue;
+      seen.add(d);
+      const bm25 = match(d, true);
+      if (bm25 < 0) continue;
+      matched++;
+      topK.offer(d, keyOf(d, bm25));
+    }
+    const size = textClauses[0].atoms.reduce((n, a) => n + a.list.n, 0);
+    strategyStats.champions++;
+    return finish(topK.sorted().slice(0, reach), Math.max(matched, Math.round((matched * size) / Math.max(1, seen.size))));
+  };
+
   const fromChampions = (): Ranked | undefined => {
     // `tf`: a single-atom clause's term frequencies along `docs` (match need not search that clause's list)
     let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; score: Float64Array | undefined; idf: number } | undefined;
@@ -530,7 +582,7 @@ export function evaluate(index: SearchIndex, query: SearchQuery): Ranked {
   // --- relevance with many candidates: champion lists (each frequent term's best documents by its own score + popularity)
   // (tried from a few thousand candidates: a term with a champion list has at least CHAMPIONS documents)
   if (scoring && driverN > ORDERED_SCAN_MIN / 8 && reach > 0 && textClauses.length) {
-    const r = fromChampions() ?? fromDeepList();
+    const r = fromChampionsBestFirst() ?? fromChampions() ?? fromDeepList();
     if (r) return r;
     for (const req of required) for (const l of req.lists) l.pos = 0;
     for (const l of excluded) l.pos = 0;
@@ -908,6 +960,11 @@ function bestOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: numbe
     tfs[j] = tf;
   }
   return { docs: docs.subarray(0, size), tf: tfs.subarray(0, size), scores: scores.slice(0, size), threshold: size ? scores[0] : -Infinity, cutoff };
+}
+
+/** A champion list's positions, best score first (made at its first use). */
+function bestFirst(champ: Champion): Int32Array {
+  return (champ.bestFirst ??= Int32Array.from(champ.docs.keys()).sort((a, b) => champ.score[b] - champ.score[a]));
 }
 
 /** Popularity and freshness of each document, recomputed after the catalogue changes. */

@@ -103,6 +103,8 @@ export interface Champion {
   tf: Uint8Array;
   /** Each one's BM25 + popularity and freshness. */
   score: Float64Array;
+  /** Positions in `docs`, best score first (see evaluate.ts `bestFirst`; made at first use). */
+  bestFirst?: Int32Array;
   threshold: number;
   maxBm25: number;
 }
