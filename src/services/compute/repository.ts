@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { HotQuery } from '../../platform/store/hotQuery.ts';
 import type { Database } from '../../platform/store/schema.ts';
 
@@ -92,14 +92,7 @@ export class ComputeRepository {
   async templatePage(db: Kysely<Database>, q: { projectNumber: string; region?: string; order: ListOrder; after?: ListCursor; limit: number }): Promise<TemplateRow[]> {
     let query = db.selectFrom('compute_instance_templates').selectAll().where('project_number', '=', q.projectNumber);
     if (q.region !== undefined) query = query.where('region', '=', q.region);
-    const a = q.after;
-    if (q.order === 'name') {
-      if (a) query = query.where((eb) => eb.or([eb('name', '>', String(a.key)), eb.and([eb('name', '=', String(a.key)), eb('id', '>', a.id)])]));
-      query = query.orderBy('name').orderBy('id');
-    } else {
-      if (a) query = query.where((eb) => eb.or([eb('creation_ms', '<', Number(a.key)), eb.and([eb('creation_ms', '=', Number(a.key)), eb('id', '<', a.id)])]));
-      query = query.orderBy('creation_ms', 'desc').orderBy('id', 'desc');
-    }
+    query = keysetPage(query, { name: 'name', time: 'creation_ms', id: 'id' }, q.order, q.after);
     return (await query.limit(q.limit).execute()).map(toTemplate);
   }
 
@@ -171,18 +164,7 @@ export class ComputeRepository {
       .selectAll('compute_operations')
       .where('compute_operations.project_number', '=', q.projectNumber);
     if (q.region !== undefined) query = query.where('compute_operations.region', '=', q.region);
-    const a = q.after;
-    if (q.order === 'name') {
-      if (a) query = query.where((eb) => eb.or([eb('compute_operations.name', '>', String(a.key)), eb.and([eb('compute_operations.name', '=', String(a.key)), eb('compute_operations.id', '>', a.id)])]));
-      query = query.orderBy('compute_operations.name').orderBy('compute_operations.id');
-    } else {
-      if (a) {
-        query = query.where((eb) =>
-          eb.or([eb('compute_operations.insert_ms', '<', Number(a.key)), eb.and([eb('compute_operations.insert_ms', '=', Number(a.key)), eb('compute_operations.id', '<', a.id)])]),
-        );
-      }
-      query = query.orderBy('compute_operations.insert_ms', 'desc').orderBy('compute_operations.id', 'desc');
-    }
+    query = keysetPage(query, { name: 'compute_operations.name', time: 'compute_operations.insert_ms', id: 'compute_operations.id' }, q.order, q.after);
     return (await query.limit(q.limit).execute()).map(toOperation);
   }
 
@@ -196,4 +178,17 @@ export class ComputeRepository {
       .execute();
     return rows.map((r) => r.region);
   }
+}
+
+/**
+ * Keyset paging of a list: ordered by name (ascending) or by a time column (newest first), ties
+ * broken by id in the same direction, starting after the cursor's (key, id).
+ */
+function keysetPage<Q extends SelectQueryBuilder<any, any, any>>(query: Q, cols: { name: string; time: string; id: string }, order: ListOrder, after: ListCursor | undefined): Q {
+  const [col, dir, key] = order === 'name' ? [cols.name, 'asc' as const, String(after?.key)] : [cols.time, 'desc' as const, Number(after?.key)];
+  const past = dir === 'asc' ? '>' : '<';
+  // Column names are this file's own constants; Kysely's typing cannot follow them through a parameter.
+  let q = query as SelectQueryBuilder<any, any, any>;
+  if (after) q = q.where((eb) => eb.or([eb(col, past, key), eb.and([eb(col, '=', key), eb(cols.id, past, after.id)])]));
+  return q.orderBy(col, dir).orderBy(cols.id, dir) as Q;
 }
