@@ -28,6 +28,33 @@ describe('regionOperations', () => {
     assertComputeError(await t.call(MALLORY, { method: 'GET', url: `${operationsPath()}/${op.name}` }), 403, 'forbidden');
   });
 
+  test('list pages: every operation once, by name (the default) or newest first, whichever page size', async () => {
+    const ops = [];
+    for (let i = 0; i < 5; i++) ops.push(await insertTemplate(t, templateBody(`page-op-${i}`)));
+    const ours = new Set(ops.map((o) => o.name));
+    const walk = async (query: string, maxResults: number) => {
+      const names: string[] = [];
+      let token = '';
+      for (let n = 0; n < 200; n++) {
+        const page = (await t.call(VIC, { method: 'GET', url: `${operationsPath()}?maxResults=${maxResults}${query}${token ? `&pageToken=${token}` : ''}` })).json();
+        names.push(...(page.items ?? []).map((o: any) => o.name));
+        // other tests' operations share the region: keep this test's, in the order the pages gave
+        if (!page.nextPageToken) return names.filter((n) => ours.has(n));
+        token = encodeURIComponent(page.nextPageToken);
+      }
+      throw new Error('no end of pages');
+    };
+    const byName = ops.map((o) => o.name).sort();
+    for (const size of [1, 2, 5]) {
+      assert.deepEqual(await walk('', size), byName, `by name (the default), pages of ${size}`);
+      assert.deepEqual(await walk('&orderBy=name', size), byName, `by name, pages of ${size}`);
+      const newest = await walk(`&orderBy=${encodeURIComponent('creationTimestamp desc')}`, size);
+      assert.deepEqual([...newest].sort(), byName, `newest first, pages of ${size}: each once`);
+      const times = newest.map((n) => Date.parse(ops.find((o) => o.name === n)!.insertTime));
+      assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+    }
+  });
+
   test('delayed mode: PENDING, RUNNING, DONE in order, progress rising; wait blocks until DONE or its deadline', async () => {
     await setOperationsMode(t, 'delayed', 10_000);
     try {
