@@ -29,7 +29,7 @@ describe('regionOperations', () => {
   });
 
   test('list pages: every operation once, by name (the default) or newest first, whichever page size', async () => {
-    const ops = [];
+    const ops: Record<string, any>[] = [];
     for (let i = 0; i < 5; i++) ops.push(await insertTemplate(t, templateBody(`page-op-${i}`)));
     const ours = new Set(ops.map((o) => o.name));
     const walk = async (query: string, maxResults: number) => {

@@ -121,9 +121,7 @@ export class ComputeRepository {
 
   /** An operation of a region by name or numeric id, if the engine still keeps it. */
   async operation(db: Kysely<Database>, projectNumber: string, region: string, nameOrId: string): Promise<OperationIndexRow | undefined> {
-    const row = await db
-      .selectFrom('compute_operations')
-      .innerJoin('operations', 'operations.name', 'compute_operations.name')
+    const row = await keptOperations(db)
       .selectAll('compute_operations')
       .where('compute_operations.project_number', '=', projectNumber)
       .where('compute_operations.region', '=', region)
@@ -133,9 +131,7 @@ export class ComputeRepository {
   }
 
   async operationByRequestId(db: Kysely<Database>, projectNumber: string, requestId: string): Promise<OperationIndexRow | undefined> {
-    const row = await db
-      .selectFrom('compute_operations')
-      .innerJoin('operations', 'operations.name', 'compute_operations.name')
+    const row = await keptOperations(db)
       .selectAll('compute_operations')
       .where('compute_operations.project_number', '=', projectNumber)
       .where('compute_operations.request_id', '=', requestId)
@@ -158,26 +154,25 @@ export class ComputeRepository {
 
   /** A page of operations (newest first by default; `name` order on request). */
   async operationPage(db: Kysely<Database>, q: { projectNumber: string; region?: string; order: ListOrder; after?: ListCursor; limit: number }): Promise<OperationIndexRow[]> {
-    let query = db
-      .selectFrom('compute_operations')
-      .innerJoin('operations', 'operations.name', 'compute_operations.name')
-      .selectAll('compute_operations')
-      .where('compute_operations.project_number', '=', q.projectNumber);
+    let query = keptOperations(db).selectAll('compute_operations').where('compute_operations.project_number', '=', q.projectNumber);
     if (q.region !== undefined) query = query.where('compute_operations.region', '=', q.region);
     query = keysetPage(query, { name: 'compute_operations.name', time: 'compute_operations.insert_ms', id: 'compute_operations.id' }, q.order, q.after);
     return (await query.limit(q.limit).execute()).map(toOperation);
   }
 
   async operationRegions(db: Kysely<Database>, projectNumber: string): Promise<string[]> {
-    const rows = await db
-      .selectFrom('compute_operations')
-      .innerJoin('operations', 'operations.name', 'compute_operations.name')
+    const rows = await keptOperations(db)
       .select('compute_operations.region')
       .distinct()
       .where('compute_operations.project_number', '=', projectNumber)
       .execute();
     return rows.map((r) => r.region);
   }
+}
+
+/** Compute's operation index rows whose operation the engine still keeps (forgotten ones drop out of every read). */
+function keptOperations(db: Kysely<Database>) {
+  return db.selectFrom('compute_operations').innerJoin('operations', 'operations.name', 'compute_operations.name');
 }
 
 /**
