@@ -38,8 +38,10 @@ export class Directory {
   readonly #orgPolicies = new Map<string, boolean>();
   readonly #serviceAccounts = new Map<string, { email: string; projectId: string; uniqueId: string; disabled: boolean }>();
   readonly #organizations = new Map<string, { id: string; domain: string | null }>();
-  /** Decisions made against this (immutable) directory; a changed world builds a new one. */
-  /** Decisions remembered by member, then resource, then permission: no key string is built per check. */
+  /**
+   * Decisions made against this (immutable) directory (a changed world builds a new one), by
+   * member, then resource, then permission: no key string is built per check.
+   */
   readonly #decisions = new Map<string, Map<string, Map<string, boolean>>>();
   #decisionCount = 0;
 

@@ -92,14 +92,14 @@ function inKey(violations: FieldViolation[] | null): FieldViolation[] {
   return (violations ?? []).map((v) => ({ ...v, field: `key.${v.field}` }));
 }
 
-// The state each mutation needs: checked when it is requested, and again when its operation
-// completes (in delayed mode the key may have changed in between).
 /** What `keys.lookupKey` answers. */
 export interface LookupAnswer {
   parent: string;
   name: string;
 }
 
+// The state each mutation needs: checked when it is requested, and again when its operation
+// completes (in delayed mode the key may have changed in between).
 const nameOf = (k: ApiKeyRecord) => keyName(k.projectNumber, k.keyId ?? k.uid);
 
 function requireActive(k: ApiKeyRecord): void {
