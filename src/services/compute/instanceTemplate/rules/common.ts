@@ -112,8 +112,6 @@ const RNAME = String.raw`[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?`;
 export const REGION_NAME = /^[a-z]+-[a-z]+[0-9]+$/;
 export const ZONE_NAME = /^[a-z]+-[a-z]+[0-9]+-[a-z]$/;
 
-const URL_PREFIX = String.raw`(?:https?://(?:www|compute)\.googleapis\.com/compute/(?:v1|beta|alpha)/|https?://[^/?#\s]+/compute/(?:v1|beta|alpha)/)?`;
-
 export interface ParsedRef {
   project?: string;
   region?: string;
@@ -127,33 +125,58 @@ export interface ParsedRef {
   full: boolean;
 }
 
-/** The pattern of `parseRef` per scope and collection, compiled once (the insert path parses several references). */
-const REF_PATTERNS = new Map<string, RegExp>();
-function refPattern(scope: 'global' | 'regions' | 'zones', collection: string): RegExp {
-  const key = `${scope}/${collection}`;
-  let re = REF_PATTERNS.get(key);
-  if (!re) {
-    const scopePart = scope === 'global' ? 'global' : `${scope}/([a-z][-a-z0-9]{0,62})`;
-    re = new RegExp(`^${URL_PREFIX}(?:projects/(${PROJECT})/)?${scopePart}/${collection}/(${RNAME}|[0-9]{1,20})$`);
-    REF_PATTERNS.set(key, re);
-  }
-  return re;
-}
+/** One path segment of each part of a reference (no part may hold a `/`, so segments are checked alone). */
+const PROJECT_SEGMENT = new RegExp(`^${PROJECT}$`);
+/** `PROJECT` without its domain-scoped form (which needs a `:`): the same answer for segments without one, and cheaper. */
+const PLAIN_PROJECT_SEGMENT = /^(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?|[0-9]{1,19})$/;
+const SCOPE_SEGMENT = /^[a-z][-a-z0-9]{0,62}$/;
+const NAME_OR_ID_SEGMENT = new RegExp(`^(?:${RNAME}|[0-9]{1,20})$`);
+const HOST = /^[^/?#\s]+$/;
+const API_VERSIONS: ReadonlySet<string> = new Set(['v1', 'beta', 'alpha']);
 
 /**
  * Parses a full or partial URL of a global, regional or zonal resource of `collection`:
  * `https://.../compute/v1/projects/P/global/C/N`, `projects/P/global/C/N`, `global/C/N`
  * (and regions/R or zones/Z for the scoped ones). Bare names are the caller's business.
+ *
+ * The accepted language is the regular expression
+ * `^(?:https?://HOST/compute/(?:v1|beta|alpha)/)?(?:projects/(PROJECT)/)?SCOPE/C/(NAME|[0-9]{1,20})$`
+ * (HOST `[^/?#\s]+`; SCOPE `global`, `regions/R` or `zones/Z`, R and Z `[a-z][-a-z0-9]{0,62}`),
+ * and a full URL must name its project. No part can hold a `/`, so the value is read segment by
+ * segment: on the insert path this runs for every network, subnetwork and image, and the one
+ * expression's backtracking over PROJECT's domain-scoped form cost more than the rest of the rule.
  */
 export function parseRef(value: string, scope: 'global' | 'regions' | 'zones', collection: string): ParsedRef | undefined {
-  const m = refPattern(scope, collection).exec(value);
-  if (!m) return undefined;
-  const full = /^https?:\/\//.test(value);
-  if (full && m[1] === undefined) return undefined;
-  const out: ParsedRef = { collection, name: scope === 'global' ? m[2] : m[3], full };
-  if (m[1] !== undefined) out.project = m[1];
-  if (scope === 'regions') out.region = m[2];
-  if (scope === 'zones') out.zone = m[2];
+  const segments = value.split('/');
+  let i = 0;
+  const full = value.startsWith('https://') || value.startsWith('http://');
+  if (full) {
+    // `https:` `` HOST `compute` VERSION ...
+    if (segments[1] !== '' || !HOST.test(segments[2]) || segments[3] !== 'compute' || !API_VERSIONS.has(segments[4])) return undefined;
+    i = 5;
+  }
+  let project: string | undefined;
+  if (segments[i] === 'projects') {
+    project = segments[i + 1];
+    if (project === undefined || !(project.includes(':') ? PROJECT_SEGMENT : PLAIN_PROJECT_SEGMENT).test(project)) return undefined;
+    i += 2;
+  } else if (full) {
+    return undefined;
+  }
+  let where: string | undefined;
+  if (scope === 'global') {
+    if (segments[i] !== 'global') return undefined;
+    i += 1;
+  } else {
+    where = segments[i + 1];
+    if (segments[i] !== scope || where === undefined || !SCOPE_SEGMENT.test(where)) return undefined;
+    i += 2;
+  }
+  if (segments.length !== i + 2 || segments[i] !== collection || !NAME_OR_ID_SEGMENT.test(segments[i + 1])) return undefined;
+  const out: ParsedRef = { collection, name: segments[i + 1], full };
+  if (project !== undefined) out.project = project;
+  if (scope === 'regions') out.region = where;
+  if (scope === 'zones') out.zone = where;
   return out;
 }
 
