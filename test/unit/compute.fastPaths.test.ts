@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import { fingerprint } from '../../src/services/compute/instanceTemplate/defaults.ts';
 import { PROJECT, parseRef } from '../../src/services/compute/instanceTemplate/rules/common.ts';
 
 /** Pieces references are made of, good and bad, so that generated values come near every branch. */
@@ -68,5 +70,13 @@ describe('parseRef (segment by segment) answers as the one regular expression di
       }),
       { numRuns: 10000 },
     );
+  });
+});
+
+describe('fingerprint (cut from the digest\'s base64) is the base64 of the digest\'s first 8 bytes', () => {
+  const general = (content: unknown) => createHash('sha256').update(JSON.stringify(content) ?? '').digest().subarray(0, 8).toString('base64');
+  test('generated contents', () => {
+    fc.assert(fc.property(fc.jsonValue(), (content) => assert.equal(fingerprint(content), general(content))), { numRuns: 5000 });
+    assert.equal(fingerprint(undefined), general(undefined));
   });
 });
