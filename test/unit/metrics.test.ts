@@ -30,3 +30,19 @@ test('GET /metrics serves request counts by route and code in Prometheus text', 
   assert.match(res.body, /^cloudtwin_process_cpu_seconds_total/m);
   await app.close();
 });
+
+test('requests are counted per method and route, a route serving two methods and unmatched URLs included', async () => {
+  const app = Fastify();
+  installMetrics(app);
+  app.route({ method: ['GET', 'POST'], url: '/both', handler: async () => ({}) });
+  app.get('/other', async () => ({}));
+  for (const [method, url] of [['GET', '/both'], ['POST', '/both'], ['GET', '/both'], ['GET', '/other'], ['POST', '/none'], ['GET', '/none']] as const) await app.inject({ method, url });
+  const body = (await app.inject({ url: '/metrics' })).body;
+  const count = (method: string, route: string, code: number) => Number(new RegExp(`^cloudtwin_http_requests_total\\{method="${method}",route="${route}",code="${code}"\\} (\\d+)$`, 'm').exec(body)?.[1] ?? 0);
+  assert.equal(count('GET', '/both', 200), 2);
+  assert.equal(count('POST', '/both', 200), 1);
+  assert.equal(count('GET', '/other', 200), 1);
+  assert.equal(count('POST', 'unmatched', 404), 1);
+  assert.equal(count('GET', 'unmatched', 404), 1);
+  await app.close();
+});

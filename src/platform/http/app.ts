@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { MAX_JSON_DEPTH, TOO_DEEP, bodyText, checkStrings, jsonTextTooDeep, parseJsonBody, urlProblem, valueTooDeep } from './bodyParsing.ts';
 import { ApiError, internalError, urlNotFound } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } from './envelope.ts';
-import { applyFieldSelection } from './fields.ts';
+import { applyFieldSelection, type FieldSelection } from './fields.ts';
 import { queryValidator } from './queryParams.ts';
 import { lazyChildLogger } from './requestLogger.ts';
 import { recordRoutes } from './routes.ts';
@@ -105,6 +105,17 @@ function parseYaml(text: string): unknown {
 
 function prettyJson(payload: unknown): string {
   return JSON.stringify(payload, null, 2) + '\n';
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A reply's serializer for a partial response: the selected fields of an answer, serialised.
+ * Error envelopes are never trimmed (they are sent as text, with their own serializer); a failed
+ * operation (HTTP 200 with an `error` field) is.
+ */
+function selectingSerializer(reply: FastifyReply, sel: FieldSelection, serialize: (payload: unknown) => string): (payload: unknown) => string {
+  return (payload) => serialize(payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload);
 }
 
 /**
@@ -220,8 +231,11 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       return done(err as Error);
     }
     // A per-reply serializer makes Fastify skip its JSON content type: set it here (routes that
-    // answer something else set their own type later).
-    if (!request.sys.prettyPrint) reply.serializer(JSON.stringify).type('application/json; charset=utf-8');
+    // answer something else set their own type later). Partial responses (`fields`) are cut
+    // there too, so a request without them runs no selection step at all.
+    const { prettyPrint, fields } = request.sys;
+    if (fields) reply.serializer(selectingSerializer(reply, fields, prettyPrint ? prettyJson : JSON.stringify)).type(JSON_TYPE);
+    else if (!prettyPrint) reply.serializer(JSON.stringify).type(JSON_TYPE);
     done();
   });
 
@@ -229,12 +243,6 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined || request.body === null) request.body = {};
     done();
-  });
-
-  app.addHook('preSerialization', (request, reply, payload, done) => {
-    const sel = request.sys?.fields;
-    // Error envelopes are never trimmed; a failed operation (HTTP 200 with an `error` field) is.
-    done(null, sel && payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload);
   });
 
   app.setReplySerializer(prettyJson);

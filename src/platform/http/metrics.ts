@@ -3,9 +3,12 @@ import { routeLabel } from './routes.ts';
 import type { Registry } from 'prom-client';
 import { lazy } from '../lazy.ts';
 
+/** Where a route's config keeps its stats. */
+const ROUTE_STATS = Symbol('cloudtwin.routeStats');
+
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
-interface RouteStats {
+export interface RouteStats {
   method: string;
   route: string;
   /** Responses by status code. */
@@ -26,6 +29,11 @@ export class RequestStats {
   readonly #routes = new Map<string, RouteStats>();
 
   record(method: string, route: string, code: number, seconds: number): void {
+    this.observe(this.route(method, route), code, seconds);
+  }
+
+  /** The stats of one route (made at its first request); the hot path keeps it per route instead of looking it up. */
+  route(method: string, route: string): RouteStats {
     const key = method + ' ' + route;
     let s = this.#routes.get(key);
     if (!s) {
@@ -33,6 +41,10 @@ export class RequestStats {
       s = { method, route: routeLabel(route), codes: new Map(), buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
       this.#routes.set(key, s);
     }
+    return s;
+  }
+
+  observe(s: RouteStats, code: number, seconds: number): void {
     s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]) i++;
@@ -73,7 +85,15 @@ export function installMetrics(app: FastifyInstance): void {
   const stats = new RequestStats();
   const registry = lazy(() => createRegistry(stats));
   app.addHook('onResponse', (req, reply, done) => {
-    stats.record(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    // A route's stats are kept on its config, once per method (no key built and hashed per request).
+    const options = req.routeOptions;
+    const config = options.config as { [ROUTE_STATS]?: RouteStats } | undefined;
+    let s = config?.[ROUTE_STATS];
+    if (s === undefined || s.method !== req.method) {
+      s = stats.route(req.method, options.url ?? 'unmatched');
+      if (config && options.url !== undefined) config[ROUTE_STATS] = s;
+    }
+    stats.observe(s, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', async (_req, reply) => {
