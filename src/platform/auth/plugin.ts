@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from '../http/errors.ts';
+import { prependRouteHook } from '../http/routes.ts';
 import type { ApiMethod, Authenticator } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 
@@ -38,9 +39,7 @@ export function installAuthentication(app: FastifyInstance, authenticator: Authe
   app.addHook('onRoute', (route) => {
     const api = route.config?.api;
     if (!api) return;
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    // Before the route's own onRequest hooks, as a global hook would run.
-    route.onRequest = [authenticationHook(authenticator, api), ...existing];
+    prependRouteHook(route, 'onRequest', authenticationHook(authenticator, api));
   });
 }
 

@@ -10,7 +10,7 @@ import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } f
 import { applyFieldSelection, type FieldSelection } from './fields.ts';
 import { queryValidator } from './queryParams.ts';
 import { lazyChildLogger } from './requestLogger.ts';
-import { recordRoutes } from './routes.ts';
+import { prependRouteHook, recordRoutes } from './routes.ts';
 import { REDACTED, isSecretName, scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
 import { validationError } from './validationErrors.ts';
@@ -108,6 +108,11 @@ function prettyJson(payload: unknown): string {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+function emptyMessageWhenNoBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (request.body === undefined || request.body === null) request.body = {};
+  done();
+}
 
 /**
  * A reply's serializer for a partial response: the selected fields of an answer, serialised.
@@ -239,10 +244,10 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     done();
   });
 
-  // A request without a body is an empty message, as in Google's JSON transcoding.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined || request.body === null) request.body = {};
-    done();
+  // A request without a body is an empty message, as in Google's JSON transcoding. Only methods
+  // that take a body need the step (a GET's body is never read).
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) prependRouteHook(route, 'preValidation', emptyMessageWhenNoBody);
   });
 
   app.setReplySerializer(prettyJson);

@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
 
 /**
  * Google HTTP rule path templates, the one way services name their URLs when a URL carries a
@@ -67,4 +67,16 @@ export function recordRoutes(app: FastifyInstance): void {
 /** Every route of an app made by `createHttpApp`: what the hostile-input suites walk. */
 export function routesOf(app: FastifyInstance): readonly RouteInfo[] {
   return TABLES.get(app) ?? [];
+}
+
+type RouteHookName = 'onRequest' | 'preValidation';
+
+/**
+ * Puts `hook` first among a route's own `name` hooks, from an `onRoute` hook: where a global hook
+ * would run, but only on the routes that need it (every other request skips it).
+ */
+export function prependRouteHook<N extends RouteHookName>(route: RouteOptions, name: N, hook: NonNullable<RouteOptions[N]> extends (infer H)[] | infer H ? H : never): void {
+  const own = route[name];
+  const existing = own === undefined ? [] : Array.isArray(own) ? own : [own];
+  (route as Record<RouteHookName, unknown>)[name] = [hook, ...existing];
 }
