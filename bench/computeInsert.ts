@@ -8,7 +8,8 @@
 //    Targets: >= 0.3 of the baseline's throughput; p99 <= 30 ms.
 // 2. get and list of 1,000 templates in one region (list in pages of 500): p50/p99.
 //
-//   npm run bench:compute        (env: BENCH_RUNS=3, BENCH_SECONDS=3 per slice, BENCH_CONCURRENCY=8)
+//   npm run bench:compute        (env: BENCH_RUNS=3, BENCH_SECONDS=3 per slice, BENCH_CONCURRENCY=8;
+//                                 BENCH_TWIN_ARGS='--in-memory': extra `cloudtwin serve` arguments, e.g. to take the disk out)
 import autocannon from 'autocannon';
 import { CORA, computeWorld } from '../test/http/compute.helpers.ts';
 import { call, cpuMs, deadline, fmt, median, meets, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, summarize, usText } from './lib.ts';
@@ -101,7 +102,7 @@ async function slice(url: string, pid: number, headers: Record<string, string>, 
 }
 
 const baseline = await startBaseline();
-const twin = await startCloudtwin();
+const twin = await startCloudtwin(process.env.BENCH_TWIN_ARGS ? process.env.BENCH_TWIN_ARGS.split(" ") : []);
 try {
   await twin.admin('POST', '/_twin/v1/world:apply', computeWorld);
   await twin.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
