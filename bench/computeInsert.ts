@@ -102,7 +102,7 @@ async function slice(url: string, pid: number, headers: Record<string, string>, 
 }
 
 const baseline = await startBaseline();
-const twin = await startCloudtwin(process.env.BENCH_TWIN_ARGS ? process.env.BENCH_TWIN_ARGS.split(" ") : []);
+const twin = await startCloudtwin(process.env.BENCH_TWIN_ARGS ? process.env.BENCH_TWIN_ARGS.split(' ') : []);
 try {
   await twin.admin('POST', '/_twin/v1/world:apply', computeWorld);
   await twin.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
