@@ -27,6 +27,16 @@ describe('JSON bodies', () => {
     assert.equal(jsonTextTooDeep('{"a\\\\":[[[1]]]}', 3), true);
   });
 
+  test('depth: many brackets side by side are not depth; the limit counts nesting only', () => {
+    const wide = JSON.stringify({ a: Array.from({ length: 500 }, () => ({ b: [1] })) });
+    // {"a":[{"b":[1]}, ...]}: 1,001 openings, 4 levels.
+    assert.equal(jsonTextTooDeep(wide, 4), false);
+    assert.equal(jsonTextTooDeep(wide, 3), true);
+    // Few enough openings in all (strings included) cannot be too deep, whatever their order.
+    assert.equal(jsonTextTooDeep('{"a":[{"b":"[["}]}', 3), false);
+    assert.equal(jsonTextTooDeep('{"a":[{"b":[[1]]}]}', 4), true);
+  });
+
   test('NUL and unpaired surrogates are refused, pairs are kept', () => {
     rejects(() => parseJsonBody('{"a":"\\u0000"}'), /NUL/);
     rejects(() => parseJsonBody('{"\\ud800":"x"}'), /unpaired surrogates/);
