@@ -16,9 +16,30 @@ export interface ParsedRef {
 const URL_PREFIX = /^(?:https?:)?\/\/[^/]+\/compute\/(?:v1|beta|alpha)\//;
 const SEGMENT = /^[a-z0-9](?:[-a-z0-9_.:]{0,62})$/;
 
-/** Parses a reference; undefined when it is not of a form any collection accepts. */
+/**
+ * Parses of references seen lately, by collection, defaults and value: an insert parses its network,
+ * subnetwork and image up to three times (permission check, resolution), and the same few come back
+ * insert after insert. Bounded; the parses are frozen, shared by every caller.
+ */
+const PARSED = new Map<string, ParsedRef | undefined>();
+const MAX_PARSED = 1000;
+
+/** Parses a reference; undefined when it is not of a form any collection accepts. The answer is frozen. */
 export function parseReference(value: string, collection: string, defaults: { project: string; scope: string }): ParsedRef | undefined {
   if (value.length > 2048) return undefined;
+  // Newline-separated, the value last: one key per reading (defaults with a newline, never seen in practice, are not remembered).
+  if (defaults.project.includes('\n') || defaults.scope.includes('\n') || collection.includes('\n')) return parse(value, collection, defaults);
+  const key = `${collection}\n${defaults.scope}\n${defaults.project}\n${value}`;
+  let parsed = PARSED.get(key);
+  if (parsed === undefined && !PARSED.has(key)) {
+    parsed = parse(value, collection, defaults);
+    if (PARSED.size >= MAX_PARSED) PARSED.clear();
+    PARSED.set(key, parsed);
+  }
+  return parsed;
+}
+
+function parse(value: string, collection: string, defaults: { project: string; scope: string }): ParsedRef | undefined {
   let path = value.replace(URL_PREFIX, '');
   let project = defaults.project;
   const m = /^projects\/([^/]+)\/(.*)$/.exec(path);
@@ -50,7 +71,7 @@ export function parseReference(value: string, collection: string, defaults: { pr
     parts.shift();
   }
   if (parts.length !== 1 || !SEGMENT.test(parts[0]) || !SEGMENT.test(project)) return undefined;
-  return { project, scope, collection, name: parts[0], ...(family ? { family: true } : {}) };
+  return Object.freeze({ project, scope, collection, name: parts[0], ...(family ? { family: true } : {}) });
 }
 
 /** The partial path of a parsed reference: `projects/P/global/networks/N`. */

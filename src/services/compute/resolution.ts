@@ -178,7 +178,8 @@ export class TemplateResolver {
     for (let i = 0; i < nics.length; i++) await this.#networkInterface(nics[i] ?? {}, `resource.properties.networkInterfaces[${i}]`);
     for (const ref of refs) {
       if (ref.kind === 'network' || ref.kind === 'subnetwork' || ref.kind === 'address') continue;
-      await this.#reference(ref);
+      const lookup = this.#reference(ref);
+      if (lookup) await lookup;
     }
     return { errors: this.errors, links: this.links };
   }
@@ -279,31 +280,48 @@ export class TemplateResolver {
     }
   }
 
-  async #reference(ref: TemplateReference): Promise<void> {
-    const s = this.#scope;
+  /**
+   * Checks one reference: at once when it needs no lookup (a catalogue machine type, the default
+   * service account, ...: most of an insert's), else the promise of the check with its lookup.
+   */
+  #reference(ref: TemplateReference): Promise<void> | undefined {
     if (ref.kind === 'machineType') {
       if (/\//.test(ref.value)) return; // a URL: the validator's deferred INTERNAL_ERROR covers it
       if (MACHINE_TYPES.has(ref.value) || CUSTOM_MACHINE_TYPE.test(ref.value)) return;
-      if ((await this.#world.all('machineType', s.projectNumber, this.#zones, this.#db)).some((m) => m.name === ref.value)) return;
-      return void this.errors.push(invalidFieldEntry(ref.location, ref.value, `Machine type with name '${ref.value}' does not exist in region '${s.region}'.`));
+      return this.#worldType(ref, 'machineType', 'Machine type');
     }
     if (ref.kind === 'acceleratorType') {
       if (ACCELERATOR_TYPES.has(ref.value)) return;
-      if ((await this.#world.all('acceleratorType', s.projectNumber, this.#zones, this.#db)).some((m) => m.name === ref.value)) return;
-      return void this.errors.push(invalidFieldEntry(ref.location, ref.value, `Accelerator type with name '${ref.value}' does not exist in region '${s.region}'.`));
+      return this.#worldType(ref, 'acceleratorType', 'Accelerator type');
     }
     if (ref.kind === 'serviceAccount') {
       if (ref.value === 'default') return;
-      const m = /^([0-9]+)-compute@developer\.gserviceaccount\.com$/.exec(ref.value);
-      if (m ? await this.#dir.project(m[1]) : await this.#dir.serviceAccount(ref.value)) return;
-      return void this.errors.push(notFoundEntry(`projects/${s.projectId}/serviceAccounts/${ref.value}`, ref.location));
+      return this.#serviceAccount(ref);
     }
     const spec = REFERENCE_COLLECTION[ref.kind];
     if (!spec) return;
-    const parsed = parseTemplateRef(ref, s);
+    const parsed = parseTemplateRef(ref, this.#scope);
     if (!parsed) return void this.errors.push(invalidFieldEntry(ref.location, ref.value, 'The URL is malformed.'));
+    return this.#resource(ref, parsed);
+  }
+
+  /** A machine or accelerator type the catalogue does not have: the world's, in the region's zones. */
+  async #worldType(ref: TemplateReference, kind: 'machineType' | 'acceleratorType', what: string): Promise<void> {
+    const s = this.#scope;
+    if ((await this.#world.all(kind, s.projectNumber, this.#zones, this.#db)).some((m) => m.name === ref.value)) return;
+    this.errors.push(invalidFieldEntry(ref.location, ref.value, `${what} with name '${ref.value}' does not exist in region '${s.region}'.`));
+  }
+
+  async #serviceAccount(ref: TemplateReference): Promise<void> {
+    const m = /^([0-9]+)-compute@developer\.gserviceaccount\.com$/.exec(ref.value);
+    if (m ? await this.#dir.project(m[1]) : await this.#dir.serviceAccount(ref.value)) return;
+    this.errors.push(notFoundEntry(`projects/${this.#scope.projectId}/serviceAccounts/${ref.value}`, ref.location));
+  }
+
+  /** A world (or public image) resource: it must exist; a full URL is stored as the canonical link. */
+  async #resource(ref: TemplateReference, parsed: ParsedRef): Promise<void> {
     const found = await this.#find(ref.kind, parsed);
-    if (!found) return void this.errors.push(notFoundEntry(refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${this.#zones[0] ?? s.region}` } : parsed), ref.location));
+    if (!found) return void this.errors.push(notFoundEntry(refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${this.#zones[0] ?? this.#scope.region}` } : parsed), ref.location));
     if (ref.kind === 'image') this.#checkImageFit(ref.location, found);
     if (FULL_URL.test(ref.value) && parsed.scope !== 'zones/*') this.links.set(ref.location, LINK_BASE + refPath(parsed));
   }

@@ -6,7 +6,7 @@
 import { canonicalBody } from './schema/transcode.ts';
 import { type Obj, listField, objField, strField } from './rules/common.ts';
 import { RESERVATION_NAME_KEY } from './rules/properties.ts';
-import type { ReferenceKind, TemplateReference } from './types.ts';
+import type { TemplateReference } from './types.ts';
 
 /** The references of bodies already walked (an insert asks at request time and again when its operation runs). */
 const WALKED = new WeakMap<object, readonly TemplateReference[]>();
@@ -19,49 +19,80 @@ export function templateReferences(body: Record<string, unknown>): readonly Temp
   return refs;
 }
 
+/** A non-empty string, else undefined. */
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * One pass over the fields that reference something, in body order; a location is built only for
+ * a reference present (the walk runs on every insert).
+ */
 function walk(t: Record<string, unknown>): TemplateReference[] {
   const refs: TemplateReference[] = [];
-  const add = (kind: ReferenceKind, value: unknown, location: string): void => {
-    if (typeof value === 'string' && value !== '') refs.push({ kind, value, location });
-  };
+  let v: string | undefined;
 
-  add('instance', strField(t, 'sourceInstance'), 'resource.sourceInstance');
-  listField(objField(t, 'sourceInstanceParams'), 'diskConfigs').forEach((c, i) => {
-    add('image', strField(c as Obj, 'customImage'), `resource.sourceInstanceParams.diskConfigs[${i}].customImage`);
-  });
+  if ((v = nonEmpty(strField(t, 'sourceInstance')))) refs.push({ kind: 'instance', value: v, location: 'resource.sourceInstance' });
+  const configs = listField(objField(t, 'sourceInstanceParams'), 'diskConfigs');
+  for (let i = 0; i < configs.length; i++) {
+    if ((v = nonEmpty(strField(configs[i] as Obj, 'customImage')))) refs.push({ kind: 'image', value: v, location: `resource.sourceInstanceParams.diskConfigs[${i}].customImage` });
+  }
 
   const p = objField(t, 'properties');
   if (!p) return refs;
   const at = 'resource.properties';
-  add('machineType', strField(p, 'machineType'), `${at}.machineType`);
+  if ((v = nonEmpty(strField(p, 'machineType')))) refs.push({ kind: 'machineType', value: v, location: `${at}.machineType` });
 
-  listField(p, 'networkInterfaces').forEach((n, i) => {
-    const nic = n as Obj;
+  const nics = listField(p, 'networkInterfaces');
+  for (let i = 0; i < nics.length; i++) {
+    const nic = nics[i] as Obj;
     const base = `${at}.networkInterfaces[${i}]`;
-    add('network', strField(nic, 'network'), `${base}.network`);
-    add('subnetwork', strField(nic, 'subnetwork'), `${base}.subnetwork`);
-    add('networkAttachment', strField(nic, 'networkAttachment'), `${base}.networkAttachment`);
-    listField(nic, 'accessConfigs').forEach((a, j) => add('address', strField(a as Obj, 'natIP'), `${base}.accessConfigs[${j}].natIP`));
-    listField(nic, 'ipv6AccessConfigs').forEach((a, j) => add('address', strField(a as Obj, 'externalIpv6'), `${base}.ipv6AccessConfigs[${j}].externalIpv6`));
-  });
+    if ((v = nonEmpty(strField(nic, 'network')))) refs.push({ kind: 'network', value: v, location: `${base}.network` });
+    if ((v = nonEmpty(strField(nic, 'subnetwork')))) refs.push({ kind: 'subnetwork', value: v, location: `${base}.subnetwork` });
+    if ((v = nonEmpty(strField(nic, 'networkAttachment')))) refs.push({ kind: 'networkAttachment', value: v, location: `${base}.networkAttachment` });
+    const access = listField(nic, 'accessConfigs');
+    for (let j = 0; j < access.length; j++) {
+      if ((v = nonEmpty(strField(access[j] as Obj, 'natIP')))) refs.push({ kind: 'address', value: v, location: `${base}.accessConfigs[${j}].natIP` });
+    }
+    const access6 = listField(nic, 'ipv6AccessConfigs');
+    for (let j = 0; j < access6.length; j++) {
+      if ((v = nonEmpty(strField(access6[j] as Obj, 'externalIpv6')))) refs.push({ kind: 'address', value: v, location: `${base}.ipv6AccessConfigs[${j}].externalIpv6` });
+    }
+  }
 
-  listField(p, 'disks').forEach((d, i) => {
-    const disk = d as Obj;
+  const disks = listField(p, 'disks');
+  for (let i = 0; i < disks.length; i++) {
+    const disk = disks[i] as Obj;
     const base = `${at}.disks[${i}]`;
-    add('disk', strField(disk, 'source'), `${base}.source`);
+    if ((v = nonEmpty(strField(disk, 'source')))) refs.push({ kind: 'disk', value: v, location: `${base}.source` });
     const init = objField(disk, 'initializeParams');
-    add('image', strField(init, 'sourceImage'), `${base}.initializeParams.sourceImage`);
-    add('snapshot', strField(init, 'sourceSnapshot'), `${base}.initializeParams.sourceSnapshot`);
-    listField(init, 'resourcePolicies').forEach((r, j) => add('resourcePolicy', r, `${base}.initializeParams.resourcePolicies[${j}]`));
-  });
+    if ((v = nonEmpty(strField(init, 'sourceImage')))) refs.push({ kind: 'image', value: v, location: `${base}.initializeParams.sourceImage` });
+    if ((v = nonEmpty(strField(init, 'sourceSnapshot')))) refs.push({ kind: 'snapshot', value: v, location: `${base}.initializeParams.sourceSnapshot` });
+    const policies = listField(init, 'resourcePolicies');
+    for (let j = 0; j < policies.length; j++) {
+      if ((v = nonEmpty(policies[j]))) refs.push({ kind: 'resourcePolicy', value: v, location: `${base}.initializeParams.resourcePolicies[${j}]` });
+    }
+  }
 
-  listField(p, 'guestAccelerators').forEach((a, i) => add('acceleratorType', strField(a as Obj, 'acceleratorType'), `${at}.guestAccelerators[${i}].acceleratorType`));
-  listField(p, 'serviceAccounts').forEach((a, i) => add('serviceAccount', strField(a as Obj, 'email'), `${at}.serviceAccounts[${i}].email`));
+  const accelerators = listField(p, 'guestAccelerators');
+  for (let i = 0; i < accelerators.length; i++) {
+    if ((v = nonEmpty(strField(accelerators[i] as Obj, 'acceleratorType')))) refs.push({ kind: 'acceleratorType', value: v, location: `${at}.guestAccelerators[${i}].acceleratorType` });
+  }
+  const accounts = listField(p, 'serviceAccounts');
+  for (let i = 0; i < accounts.length; i++) {
+    if ((v = nonEmpty(strField(accounts[i] as Obj, 'email')))) refs.push({ kind: 'serviceAccount', value: v, location: `${at}.serviceAccounts[${i}].email` });
+  }
 
   const ra = objField(p, 'reservationAffinity');
   if (strField(ra, 'consumeReservationType') === 'SPECIFIC_RESERVATION' && strField(ra, 'key') === RESERVATION_NAME_KEY) {
-    listField(ra, 'values').forEach((v, i) => add('reservation', v, `${at}.reservationAffinity.values[${i}]`));
+    const values = listField(ra, 'values');
+    for (let i = 0; i < values.length; i++) {
+      if ((v = nonEmpty(values[i]))) refs.push({ kind: 'reservation', value: v, location: `${at}.reservationAffinity.values[${i}]` });
+    }
   }
-  listField(p, 'resourcePolicies').forEach((r, i) => add('resourcePolicy', r, `${at}.resourcePolicies[${i}]`));
+  const policies = listField(p, 'resourcePolicies');
+  for (let i = 0; i < policies.length; i++) {
+    if ((v = nonEmpty(policies[i]))) refs.push({ kind: 'resourcePolicy', value: v, location: `${at}.resourcePolicies[${i}]` });
+  }
   return refs;
 }
