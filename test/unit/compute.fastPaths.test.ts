@@ -8,6 +8,9 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { fingerprint } from '../../src/services/compute/instanceTemplate/defaults.ts';
 import { PROJECT, parseRef } from '../../src/services/compute/instanceTemplate/rules/common.ts';
+import { transcodeInsertBody } from '../../src/services/compute/instanceTemplate/schema/transcode.ts';
+import { validateInsertBody } from '../../src/services/compute/instanceTemplate/validate.ts';
+import { parseReference } from '../../src/services/compute/references.ts';
 
 /** Pieces references are made of, good and bad, so that generated values come near every branch. */
 const segment = fc.oneof(
@@ -78,5 +81,109 @@ describe('fingerprint (cut from the digest\'s base64) is the base64 of the diges
   test('generated contents', () => {
     fc.assert(fc.property(fc.jsonValue(), (content) => assert.equal(fingerprint(content), general(content))), { numRuns: 5000 });
     assert.equal(fingerprint(undefined), general(undefined));
+  });
+});
+
+describe('transcoding keeps what is already canonical, and reads as when it copies everything', () => {
+  /** A realistic body, as JSON.parse gives it. */
+  const template = () =>
+    JSON.parse(
+      JSON.stringify({
+        name: 't',
+        description: 'd',
+        properties: {
+          machineType: 'e2-medium',
+          tags: { items: ['a', 'b'] },
+          labels: { env: 'x' },
+          metadata: { items: [{ key: 'k', value: 'v' }] },
+          disks: [{ boot: true, initializeParams: { sourceImage: 'family/debian-12', diskSizeGb: '20', labels: { d: 'b' } } }, { deviceName: 'data', initializeParams: { diskSizeGb: '200' } }],
+          networkInterfaces: [{ network: 'default', accessConfigs: [{ type: 'ONE_TO_ONE_NAT' }], aliasIpRanges: [{ ipCidrRange: '/24' }] }],
+          scheduling: { onHostMaintenance: 'MIGRATE', automaticRestart: true, nodeAffinities: [{ key: 'k', operator: 'IN', values: ['v'] }] },
+          advancedMachineFeatures: { threadsPerCore: 1 },
+        },
+      }),
+    );
+  const paths: string[][] = [];
+  (function walk(o: any, p: string[]) {
+    if (o && typeof o === 'object') for (const k of Object.keys(o)) (paths.push([...p, k]), walk(o[k], [...p, k]));
+  })(template(), []);
+  /** The template with a few fields rewritten: proto names, nulls, numbers for int64, strings for int32, -0, wrong types. */
+  const bodies = fc
+    .array(fc.tuple(fc.constantFrom(...paths), fc.constantFrom('proto name', 'null', 'number', 'string', '-0', 'wrong', 'drop')), { maxLength: 3 })
+    .map((edits) => {
+      const body = template();
+      for (const [path, edit] of edits) {
+        let o = body;
+        for (const k of path.slice(0, -1)) o = o?.[k];
+        const k = path[path.length - 1];
+        if (!o || typeof o !== 'object' || !Object.hasOwn(o, k)) continue;
+        const v = o[k];
+        if (edit === 'proto name' && !Array.isArray(o)) (delete o[k], (o[k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())] = v));
+        else if (edit === 'null') o[k] = null;
+        else if (edit === 'number' && typeof v === 'string' && /^\d+$/.test(v)) o[k] = Number(v);
+        else if (edit === 'string' && typeof v === 'number') o[k] = String(v);
+        else if (edit === '-0' && typeof v === 'number') o[k] = -0;
+        else if (edit === 'wrong') o[k] = typeof v === 'string' ? 1 : 'x';
+        else if (edit === 'drop' && !Array.isArray(o)) delete o[k];
+      }
+      return body;
+    });
+  /** The same value made of null-prototype objects and Array subclass instances: never kept, copied at every level. */
+  class Copied extends Array {}
+  const general = (v: unknown): unknown => {
+    if (Array.isArray(v)) return Copied.from(v.map(general));
+    if (v && typeof v === 'object') return Object.assign(Object.create(null), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, general(x)])));
+    return v;
+  };
+  test('generated bodies: the same answer, key order and values (-0 included) as a full copy', () => {
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const before = JSON.stringify(body);
+        const kept = transcodeInsertBody(body);
+        const copied = transcodeInsertBody(general(JSON.parse(before)));
+        assert.equal(JSON.stringify(body), before, 'the input is never changed');
+        assert.deepStrictEqual(kept.ok ? JSON.stringify(kept.value) : kept, copied.ok ? JSON.stringify(copied.value) : copied);
+        if (kept.ok && copied.ok) {
+          // -0 read as an int32 is 0 (JSON.stringify cannot tell them apart).
+          const zeros = (v: any): unknown => (v && typeof v === 'object' ? Object.values(v).map(zeros) : Object.is(v, -0));
+          assert.deepStrictEqual(zeros(kept.value), zeros(copied.value));
+          assert.deepStrictEqual(validateInsertBody(kept.value, { region: 'us-central1' }), validateInsertBody(copied.value, { region: 'us-central1' }));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  test('a canonical body is kept as it is; a change copies only its way down', () => {
+    const body = template();
+    assert.equal(transcodeInsertBody(body).ok && (transcodeInsertBody(body) as any).value, body);
+    const changed = template();
+    changed.properties.disks[1].initializeParams.diskSizeGb = 200;
+    const value = (transcodeInsertBody(changed) as any).value;
+    assert.notEqual(value, changed);
+    assert.notEqual(value.properties.disks[1], changed.properties.disks[1]);
+    assert.equal(value.properties.disks[1].initializeParams.diskSizeGb, '200');
+    assert.equal(value.properties.disks[0], changed.properties.disks[0]);
+    assert.equal(value.properties.networkInterfaces, changed.properties.networkInterfaces);
+    assert.equal(changed.properties.disks[1].initializeParams.diskSizeGb, 200);
+  });
+});
+
+describe('parseReference remembers its answers', () => {
+  test('the same answer every time, frozen, per defaults', () => {
+    const a = { project: 'p-a', scope: 'regions/us-central1' };
+    const b = { project: 'p-b', scope: 'regions/europe-west1' };
+    for (const value of ['default', 'global/networks/x', 'regions/us-east1/subnetworks/s', 'bad/thing', 'projects/q/global/networks/n']) {
+      for (const collection of ['networks', 'subnetworks']) {
+        const first = parseReference(value, collection, a);
+        assert.deepEqual(parseReference(value, collection, a), first);
+        assert.ok(first === undefined || Object.isFrozen(first));
+        assert.deepEqual(parseReference(value, collection, { ...b }), parseReference(value, collection, b));
+      }
+    }
+    assert.equal(parseReference('default', 'networks', a)?.project, 'p-a');
+    assert.equal(parseReference('default', 'networks', b)?.project, 'p-b');
+    assert.equal(parseReference('s', 'subnetworks', b)?.scope, 'regions/europe-west1');
+    // defaults that would make keys ambiguous are parsed, not remembered
+    assert.equal(parseReference('x', 'networks', { project: 'p\nq', scope: 'global' }), undefined);
   });
 });
