@@ -10,7 +10,10 @@ import { fingerprint } from '../../src/services/compute/instanceTemplate/default
 import { PROJECT, parseRef } from '../../src/services/compute/instanceTemplate/rules/common.ts';
 import { transcodeInsertBody } from '../../src/services/compute/instanceTemplate/schema/transcode.ts';
 import { validateInsertBody } from '../../src/services/compute/instanceTemplate/validate.ts';
+import { templateReferences } from '../../src/services/compute/instanceTemplate/references.ts';
 import { parseReference } from '../../src/services/compute/references.ts';
+import { TemplateResolver } from '../../src/services/compute/resolution.ts';
+import type { ComputeWorld } from '../../src/services/compute/world.ts';
 
 /** Pieces references are made of, good and bad, so that generated values come near every branch. */
 const segment = fc.oneof(
@@ -185,5 +188,45 @@ describe('parseReference remembers its answers', () => {
     assert.equal(parseReference('s', 'subnetworks', b)?.scope, 'regions/europe-west1');
     // defaults that would make keys ambiguous are parsed, not remembered
     assert.equal(parseReference('x', 'networks', { project: 'p\nq', scope: 'global' }), undefined);
+  });
+});
+
+describe('the resolver answers for the template\'s own project without a lookup', () => {
+  test('own project by id or number: no lookup, the same resolution; other projects are still looked up', async () => {
+    const scope = { projectId: 'demo-project', projectNumber: '300000000001', region: 'us-central1' };
+    const rows: Record<string, Record<string, unknown>> = {
+      '300000000001/global/net': { name: 'net', autoCreateSubnetworks: false },
+      '300000000001/us-central1/sub': { name: 'sub', network: 'https://www.googleapis.com/compute/v1/projects/demo-project/global/networks/net', ipCidrRange: '10.0.0.0/24' },
+      '400000000001/global/other': { name: 'other', autoCreateSubnetworks: true },
+    };
+    const world = {
+      get: async (_kind: string, pn: string, location: string, name: string) => rows[`${pn}/${location}/${name}`],
+      all: async () => [],
+      declares: async () => true,
+    } as unknown as ComputeWorld;
+    const asked: string[] = [];
+    const projects: Record<string, { projectNumber: string; projectId: string }> = {
+      'demo-project': { projectNumber: '300000000001', projectId: 'demo-project' },
+      '300000000001': { projectNumber: '300000000001', projectId: 'demo-project' },
+      'other-project': { projectNumber: '400000000001', projectId: 'other-project' },
+    };
+    const dir = { project: async (p: string) => (asked.push(p), projects[p]), serviceAccount: async () => false };
+    const resolve = async (properties: Record<string, unknown>) => {
+      const body = { name: 't', properties: { machineType: 'e2-medium', ...properties } };
+      return new TemplateResolver(world, undefined as never, dir, scope).resolve(body, templateReferences(body));
+    };
+    const own = await resolve({
+      networkInterfaces: [{ network: 'projects/demo-project/global/networks/net', subnetwork: 'projects/300000000001/regions/us-central1/subnetworks/sub' }],
+      serviceAccounts: [{ email: '300000000001-compute@developer.gserviceaccount.com' }],
+    });
+    assert.deepEqual(asked, []);
+    assert.deepEqual(own.errors, []);
+    assert.deepEqual([...own.links.values()], [
+      'https://www.googleapis.com/compute/v1/projects/300000000001/regions/us-central1/subnetworks/sub',
+      'https://www.googleapis.com/compute/v1/projects/demo-project/global/networks/net',
+    ]);
+    const other = await resolve({ networkInterfaces: [{ network: 'projects/other-project/global/networks/other' }, { network: 'projects/unknown/global/networks/x' }] });
+    assert.deepEqual(asked, ['other-project', 'unknown']);
+    assert.deepEqual(other.errors.map((e) => e.code), ['RESOURCE_NOT_FOUND']);
   });
 });

@@ -17,24 +17,35 @@ const URL_PREFIX = /^(?:https?:)?\/\/[^/]+\/compute\/(?:v1|beta|alpha)\//;
 const SEGMENT = /^[a-z0-9](?:[-a-z0-9_.:]{0,62})$/;
 
 /**
- * Parses of references seen lately, by collection, defaults and value: an insert parses its network,
- * subnetwork and image up to three times (permission check, resolution), and the same few come back
- * insert after insert. Bounded; the parses are frozen, shared by every caller.
+ * Parses of references seen lately: by value, then by collection and defaults. An insert parses its
+ * network, subnetwork and image up to three times (permission check, resolution), and the same few
+ * come back insert after insert. Keyed by the value itself first: the body's strings keep their hash,
+ * where one key joining the four parts was a new string to hash on every call. Bounded; the parses
+ * are frozen, shared by every caller.
  */
-const PARSED = new Map<string, ParsedRef | undefined>();
+const PARSED = new Map<string, Map<string, ParsedRef | undefined>>();
+let parsedCount = 0;
 const MAX_PARSED = 1000;
 
 /** Parses a reference; undefined when it is not of a form any collection accepts. The answer is frozen. */
 export function parseReference(value: string, collection: string, defaults: { project: string; scope: string }): ParsedRef | undefined {
   if (value.length > 2048) return undefined;
-  // Newline-separated, the value last: one key per reading (defaults with a newline, never seen in practice, are not remembered).
+  // Newline-separated: one key per reading (defaults with a newline, never seen in practice, are not remembered).
   if (defaults.project.includes('\n') || defaults.scope.includes('\n') || collection.includes('\n')) return parse(value, collection, defaults);
-  const key = `${collection}\n${defaults.scope}\n${defaults.project}\n${value}`;
-  let parsed = PARSED.get(key);
-  if (parsed === undefined && !PARSED.has(key)) {
+  const context = `${collection}\n${defaults.scope}\n${defaults.project}`;
+  let byContext = PARSED.get(value);
+  if (byContext === undefined) {
+    if (parsedCount >= MAX_PARSED) {
+      PARSED.clear();
+      parsedCount = 0;
+    }
+    PARSED.set(value, (byContext = new Map()));
+  }
+  let parsed = byContext.get(context);
+  if (parsed === undefined && !byContext.has(context)) {
     parsed = parse(value, collection, defaults);
-    if (PARSED.size >= MAX_PARSED) PARSED.clear();
-    PARSED.set(key, parsed);
+    byContext.set(context, parsed);
+    parsedCount++;
   }
   return parsed;
 }

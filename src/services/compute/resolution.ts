@@ -148,6 +148,19 @@ function aliasInside(alias: string, range: string): boolean {
 }
 
 /**
+ * `dir`, answering for the template's own project without a lookup: the resolver already reads the
+ * world under `scope.projectNumber` (addresses, machine types), and references name their own project
+ * most of the time (a store query saved per insert).
+ */
+function withOwnProject(dir: Lookup, scope: TemplateScope): Lookup {
+  const own = Promise.resolve({ projectNumber: scope.projectNumber, projectId: scope.projectId });
+  return {
+    project: (idOrNumber) => (idOrNumber === scope.projectId || idOrNumber === scope.projectNumber ? own : dir.project(idOrNumber)),
+    serviceAccount: (email) => dir.serviceAccount(email),
+  };
+}
+
+/**
  * Resolves a template's references against the world when its insert operation runs: networks
  * and subnetworks (with inference and the per-mode rules), images, snapshots, disks, instances,
  * reservations, static addresses, machine and accelerator types.
@@ -164,7 +177,7 @@ export class TemplateResolver {
   constructor(world: ComputeWorld, db: Kysely<Database>, dir: Lookup, scope: TemplateScope) {
     this.#world = world;
     this.#db = db;
-    this.#dir = dir;
+    this.#dir = withOwnProject(dir, scope);
     this.#scope = scope;
   }
 

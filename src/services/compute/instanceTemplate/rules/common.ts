@@ -147,33 +147,41 @@ const API_VERSIONS: ReadonlySet<string> = new Set(['v1', 'beta', 'alpha']);
  * expression's backtracking over PROJECT's domain-scoped form cost more than the rest of the rule.
  */
 export function parseRef(value: string, scope: 'global' | 'regions' | 'zones', collection: string): ParsedRef | undefined {
-  const segments = value.split('/');
-  let i = 0;
+  // Segments are read in place (no split: this runs several times per insert).
+  let at = 0;
+  /** The segment at `at` (to the next `/` or the end); moves `at` past it and its `/` (-1 at the end). */
+  const next = (): string | undefined => {
+    if (at < 0) return undefined;
+    const end = value.indexOf('/', at);
+    const segment = end < 0 ? value.slice(at) : value.slice(at, end);
+    at = end < 0 ? -1 : end + 1;
+    return segment;
+  };
   const full = value.startsWith('https://') || value.startsWith('http://');
   if (full) {
-    // `https:` `` HOST `compute` VERSION ...
-    if (segments[1] !== '' || !HOST.test(segments[2]) || segments[3] !== 'compute' || !API_VERSIONS.has(segments[4])) return undefined;
-    i = 5;
+    at = value.indexOf('//') + 2;
+    if (!HOST.test(next()!) || next() !== 'compute' || !API_VERSIONS.has(next()!)) return undefined;
   }
   let project: string | undefined;
-  if (segments[i] === 'projects') {
-    project = segments[i + 1];
+  let segment = next();
+  if (segment === 'projects') {
+    project = next();
     if (project === undefined || !(project.includes(':') ? PROJECT_SEGMENT : PLAIN_PROJECT_SEGMENT).test(project)) return undefined;
-    i += 2;
+    segment = next();
   } else if (full) {
     return undefined;
   }
   let where: string | undefined;
   if (scope === 'global') {
-    if (segments[i] !== 'global') return undefined;
-    i += 1;
+    if (segment !== 'global') return undefined;
   } else {
-    where = segments[i + 1];
-    if (segments[i] !== scope || where === undefined || !SCOPE_SEGMENT.test(where)) return undefined;
-    i += 2;
+    where = next();
+    if (segment !== scope || where === undefined || !SCOPE_SEGMENT.test(where)) return undefined;
   }
-  if (segments.length !== i + 2 || segments[i] !== collection || !NAME_OR_ID_SEGMENT.test(segments[i + 1])) return undefined;
-  const out: ParsedRef = { collection, name: segments[i + 1], full };
+  if (next() !== collection) return undefined;
+  const name = next();
+  if (name === undefined || at >= 0 || !NAME_OR_ID_SEGMENT.test(name)) return undefined;
+  const out: ParsedRef = { collection, name, full };
   if (project !== undefined) out.project = project;
   if (scope === 'regions') out.region = where;
   if (scope === 'zones') out.zone = where;
