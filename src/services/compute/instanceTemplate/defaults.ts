@@ -86,7 +86,7 @@ function ordered(given: Obj, order: KeyOrder, set?: Obj): Obj {
   for (let i = 0; i < keys.length; i++) {
     const v = slots[i];
     if (v !== undefined) {
-      setOwn(out, keys[i], v);
+      out[keys[i]] = v; // the API's field names: never `__proto__`
       slots[i] = undefined;
     }
   }
@@ -116,6 +116,28 @@ function link(ctx: StoredTemplateContext, path: string, given: string | undefine
   return ctx.resolvedLinks.size === 0 ? given : (ctx.resolvedLinks.get(path) ?? given);
 }
 
+/**
+ * The link paths of list entries, made once per position (`resource.properties.disks[1].source`):
+ * looked up on every insert, a path built anew was a new string to hash each time.
+ */
+function pathsAt<T>(made: T[], i: number, make: (i: number) => T): T {
+  if (i >= 64) return make(i);
+  return (made[i] ??= make(i));
+}
+
+const NIC_PATHS: { network: string; subnetwork: string; networkAttachment: string }[] = [];
+const nicPaths = (i: number) => {
+  const at = `resource.properties.networkInterfaces[${i}]`;
+  return { network: `${at}.network`, subnetwork: `${at}.subnetwork`, networkAttachment: `${at}.networkAttachment` };
+};
+const DISK_PATHS: { source: string; sourceImage: string; sourceSnapshot: string }[] = [];
+const diskPaths = (i: number) => {
+  const at = `resource.properties.disks[${i}]`;
+  return { source: `${at}.source`, sourceImage: `${at}.initializeParams.sourceImage`, sourceSnapshot: `${at}.initializeParams.sourceSnapshot` };
+};
+const ACCOUNT_PATHS: string[] = [];
+const accountPath = (i: number) => `resource.properties.serviceAccounts[${i}].email`;
+
 /** Drops customer-supplied key material (templates do not store it); keeps KMS keys. */
 function storedKey(key: Obj | undefined): Obj | undefined {
   if (!key) return undefined;
@@ -137,12 +159,12 @@ function accessConfig(ac: Obj, ipv6: boolean): Obj {
 }
 
 function networkInterface(nic: Obj, i: number, ctx: StoredTemplateContext): Obj {
-  const at = `resource.properties.networkInterfaces[${i}]`;
+  const paths = pathsAt(NIC_PATHS, i, nicPaths);
   const set: Obj = {
     kind: 'compute#networkInterface',
-    network: link(ctx, `${at}.network`, strField(nic, 'network')),
-    subnetwork: link(ctx, `${at}.subnetwork`, strField(nic, 'subnetwork')),
-    networkAttachment: link(ctx, `${at}.networkAttachment`, strField(nic, 'networkAttachment')),
+    network: link(ctx, paths.network, strField(nic, 'network')),
+    subnetwork: link(ctx, paths.subnetwork, strField(nic, 'subnetwork')),
+    networkAttachment: link(ctx, paths.networkAttachment, strField(nic, 'networkAttachment')),
     name: strField(nic, 'name') ?? `nic${i}`,
     stackType: strField(nic, 'stackType') ?? 'IPV4_ONLY',
     fingerprint: undefined, // ignored on insert
@@ -153,13 +175,13 @@ function networkInterface(nic: Obj, i: number, ctx: StoredTemplateContext): Obj 
 }
 
 function attachedDisk(disk: Obj, i: number, ctx: StoredTemplateContext): Obj {
-  const at = `resource.properties.disks[${i}]`;
+  const paths = pathsAt(DISK_PATHS, i, diskPaths);
   const scratch = strField(disk, 'type') === 'SCRATCH';
   const set: Obj = {
     kind: 'compute#attachedDisk',
     type: strField(disk, 'type') ?? 'PERSISTENT',
     mode: strField(disk, 'mode') ?? 'READ_WRITE',
-    source: link(ctx, `${at}.source`, strField(disk, 'source')),
+    source: link(ctx, paths.source, strField(disk, 'source')),
     index: i,
     boot: boolField(disk, 'boot') ?? false,
     autoDelete: boolField(disk, 'autoDelete') ?? (scratch ? true : false),
@@ -175,8 +197,8 @@ function attachedDisk(disk: Obj, i: number, ctx: StoredTemplateContext): Obj {
   if (!scratch) set.deviceName = strField(disk, 'deviceName') ?? `persistent-disk-${i}`;
   const init = objField(disk, 'initializeParams');
   if (init) {
-    const sourceImage = link(ctx, `${at}.initializeParams.sourceImage`, strField(init, 'sourceImage'));
-    const sourceSnapshot = link(ctx, `${at}.initializeParams.sourceSnapshot`, strField(init, 'sourceSnapshot'));
+    const sourceImage = link(ctx, paths.sourceImage, strField(init, 'sourceImage'));
+    const sourceSnapshot = link(ctx, paths.sourceSnapshot, strField(init, 'sourceSnapshot'));
     const p: Obj = {
       sourceImage,
       sourceSnapshot,
@@ -220,7 +242,7 @@ function properties(p: Obj, ctx: StoredTemplateContext): Obj {
   if (Object.hasOwn(p, 'serviceAccounts')) {
     set.serviceAccounts = listField(p, 'serviceAccounts').map((a, i) => {
       const email = strField(a as Obj, 'email');
-      const resolved = link(ctx, `resource.properties.serviceAccounts[${i}].email`, email === 'default' ? ctx.defaultServiceAccount : email);
+      const resolved = link(ctx, pathsAt(ACCOUNT_PATHS, i, accountPath), email === 'default' ? ctx.defaultServiceAccount : email);
       return { email: resolved, scopes: listField(a as Obj, 'scopes') };
     });
   }
