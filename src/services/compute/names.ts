@@ -33,8 +33,19 @@ export function operationName(nowMs: number, hex: string): string {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
+/** The last timestamp written: an insert writes the same instant up to four times (created, started, ended, its operation's insert time). */
+let lastMs = NaN;
+let lastText = '';
+
 /** RFC 3339 with milliseconds in Pacific time, as Compute writes its timestamps: `2024-05-01T09:12:03.456-07:00`. */
 export function computeTimestamp(ms: number): string {
+  if (ms === lastMs) return lastText;
+  lastText = formatTimestamp(ms);
+  lastMs = ms;
+  return lastText;
+}
+
+function formatTimestamp(ms: number): string {
   const offsetMin = pacificOffsetMinutes(ms);
   const d = new Date(ms + offsetMin * 60_000);
   const abs = Math.abs(offsetMin);
