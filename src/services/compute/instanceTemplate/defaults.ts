@@ -40,15 +40,13 @@ const SCHEDULING_ORDER = [
   'maxRunDuration', 'terminationTime', 'skipGuestOsShutdown',
 ];
 
-/** An output key order: its keys, their positions, and a scratch row of values by position. */
+/** An output key order: its keys and their positions. */
 interface KeyOrder {
   readonly keys: readonly string[];
   readonly index: ReadonlyMap<string, number>;
-  /** Values being placed by `ordered` (all undefined between calls; `ordered` never runs inside itself). */
-  readonly slots: unknown[];
 }
 
-const keyOrder = (keys: readonly string[]): KeyOrder => ({ keys, index: new Map(keys.map((k, i) => [k, i])), slots: keys.map(() => undefined) });
+const keyOrder = (keys: readonly string[]): KeyOrder => ({ keys, index: new Map(keys.map((k, i) => [k, i])) });
 
 const PROPERTIES = keyOrder(PROPERTIES_ORDER);
 const NIC = keyOrder(NIC_ORDER);
@@ -67,7 +65,8 @@ const DISK_CONFIG = keyOrder(['deviceName', 'instantiateFrom', 'autoDelete', 'cu
  */
 function ordered(given: Obj, order: KeyOrder, set?: Obj): Obj {
   // Only the keys present are visited: placed by position in `slots`, the others written at once after.
-  const { keys, index, slots } = order;
+  const { keys, index } = order;
+  const slots: unknown[] = new Array(keys.length);
   let rest: string[] | undefined;
   for (const k of Object.keys(given)) {
     const i = index.get(k);
@@ -85,10 +84,7 @@ function ordered(given: Obj, order: KeyOrder, set?: Obj): Obj {
   const out: Obj = {};
   for (let i = 0; i < keys.length; i++) {
     const v = slots[i];
-    if (v !== undefined) {
-      out[keys[i]] = v; // the API's field names: never `__proto__`
-      slots[i] = undefined;
-    }
+    if (v !== undefined) out[keys[i]] = v; // the API's field names: never `__proto__`
   }
   if (rest !== undefined) {
     for (const k of rest) {
