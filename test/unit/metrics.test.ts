@@ -5,7 +5,7 @@ import { RequestStats, installMetrics } from '../../src/platform/http/metrics.ts
 
 test('latency buckets are cumulative, "le" inclusive, with sum and count', () => {
   const s = new RequestStats();
-  for (const seconds of [0.0005, 0.0007, 0.02, 3]) s.record('GET', '/a', 200, seconds);
+  for (const seconds of [0.0005, 0.0007, 0.02, 3]) s.observe(s.route('GET', '/a'), 200, seconds);
   const v = s.latency('h');
   const bucket = (le: number | string) => v.find((x) => x.metricName === 'h_bucket' && x.labels.le === le)?.value;
   assert.equal(bucket(0.0005), 1);

@@ -28,10 +28,6 @@ type MetricValue = { value: number; labels: Record<string, string | number>; met
 export class RequestStats {
   readonly #routes = new Map<string, RouteStats>();
 
-  record(method: string, route: string, code: number, seconds: number): void {
-    this.observe(this.route(method, route), code, seconds);
-  }
-
   /** The stats of one route (made at its first request); the hot path keeps it per route instead of looking it up. */
   route(method: string, route: string): RouteStats {
     const key = method + ' ' + route;
@@ -44,6 +40,7 @@ export class RequestStats {
     return s;
   }
 
+  /** Counts one response of the route. */
   observe(s: RouteStats, code: number, seconds: number): void {
     s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
     let i = 0;

@@ -109,7 +109,7 @@ export function fingerprint(content: unknown): string {
 }
 
 function link(ctx: StoredTemplateContext, path: string, given: string | undefined): string | undefined {
-  return ctx.resolvedLinks.size === 0 ? given : (ctx.resolvedLinks.get(path) ?? given);
+  return ctx.resolvedLinks.get(path) ?? given;
 }
 
 /**
