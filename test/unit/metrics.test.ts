@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
+import { createHttpApp } from '../../src/platform/http/app.ts';
 import { RequestStats, installMetrics } from '../../src/platform/http/metrics.ts';
 
 test('latency buckets are cumulative, "le" inclusive, with sum and count', () => {
@@ -45,4 +46,21 @@ test('requests are counted per method and route, a route serving two methods and
   assert.equal(count('POST', 'unmatched', 404), 1);
   assert.equal(count('GET', 'unmatched', 404), 1);
   await app.close();
+});
+
+test("on the app, latency is counted from the app's first hook and a response gets no listener for it", async () => {
+  const app = createHttpApp({ logger: false, bodyLimit: 1024 });
+  installMetrics(app);
+  app.get('/slow', async (_req, reply) => {
+    await new Promise((r) => setTimeout(r, 20));
+    return { finish: reply.raw.listenerCount('finish') };
+  });
+  const bare = createHttpApp({ logger: false, bodyLimit: 1024 });
+  bare.get('/slow', async (_req, reply) => ({ finish: reply.raw.listenerCount('finish') }));
+  const withMetrics = (await app.inject({ url: '/slow' })).json();
+  assert.deepEqual(withMetrics, (await bare.inject({ url: '/slow' })).json());
+  const text = (await app.inject({ url: '/metrics' })).body;
+  const sum = Number(/^cloudtwin_http_request_duration_seconds_sum\{method="GET",route="\/slow"\} (\S+)$/m.exec(text)?.[1]);
+  assert.ok(sum >= 0.019 && sum < 5, `latency sum ${sum}`);
+  await Promise.all([app.close(), bare.close()]);
 });

@@ -68,4 +68,38 @@ describe('lazyChildLogger', () => {
     assert.match(String([...ids][0]), /^req-/);
     await app.close();
   });
+
+  test('below info a response gets no listener for logging or metrics; at info one for its completion line', async () => {
+    const finishListeners = async (level: string | false) => {
+      const app = createHttpApp({ logger: level === false ? false : { level, stream: { write: () => {} } }, bodyLimit: 1024 });
+      app.get('/x', async (_req, reply) => ({ finish: reply.raw.listenerCount('finish'), error: reply.raw.listenerCount('error') }));
+      try {
+        return (await app.inject({ url: '/x' })).json();
+      } finally {
+        await app.close();
+      }
+    };
+    const none = await finishListeners(false);
+    assert.deepEqual(await finishListeners('warn'), none);
+    const info = await finishListeners('info');
+    assert.deepEqual([info.finish - none.finish, info.error - none.error], [1, 1]);
+  });
+
+  test("the completion line has the status and the time taken; the URL's credentials are redacted; app.log is the server's logger", async () => {
+    const lines: Record<string, any>[] = [];
+    const app = createHttpApp({ logger: { level: 'info', stream: { write: (s: string) => void lines.push(JSON.parse(s)) } }, bodyLimit: 1024 });
+    app.get('/x', async (_req, reply) => reply.code(202).send({}));
+    const res = await app.inject({ url: '/x?key=AIzaSyD0000000000000000000000000000000&access_token=ya29.secret', headers: { authorization: 'Bearer ya29.other' } });
+    assert.equal(res.statusCode, 202);
+    const incoming = lines.find((l) => l.msg === 'incoming request')!;
+    assert.equal(incoming.req.method, 'GET');
+    assert.equal(incoming.req.url, '/x?key=REDACTED&access_token=REDACTED');
+    const done = lines.find((l) => l.msg === 'request completed')!;
+    assert.equal(done.res.statusCode, 202);
+    assert.ok(done.responseTime >= 0 && done.responseTime < 10_000, String(done.responseTime));
+    assert.doesNotMatch(JSON.stringify(lines), /ya29|AIza/);
+    app.log.warn('from the app');
+    assert.equal(lines.at(-1)!.msg, 'from the app');
+    await app.close();
+  });
 });

@@ -3,21 +3,23 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { MAX_JSON_DEPTH, TOO_DEEP, bodyText, checkStrings, jsonTextTooDeep, parseJsonBody, urlProblem, valueTooDeep } from './bodyParsing.ts';
 import { ApiError, internalError, urlNotFound } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } from './envelope.ts';
 import { applyFieldSelection, type FieldSelection } from './fields.ts';
 import { queryValidator } from './queryParams.ts';
-import { lazyChildLogger } from './requestLogger.ts';
+import { createServerLogger, lazyChildLogger, logRequestLines, type ServerLoggerOptions } from './requestLogger.ts';
 import { prependRouteHook, recordRoutes } from './routes.ts';
-import { REDACTED, isSecretName, scrubSecrets } from './secrets.ts';
+import { scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
 import { validationError } from './validationErrors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     sys: SystemParams;
+    /** `performance.now()` when the app's first hook saw the request (latency metrics, request logs). */
+    receivedAt: number;
   }
   interface FastifyContextConfig {
     /** Which error envelope this route's real counterpart uses. Default `modern`. */
@@ -28,35 +30,10 @@ declare module 'fastify' {
 }
 
 export interface HttpAppOptions {
-  logger: FastifyServerOptions['logger'] | false;
+  /** The server logger's options (see `createServerLogger`), or false for none. */
+  logger: ServerLoggerOptions | boolean;
   /** Request bodies larger than this get 413. */
   bodyLimit: number;
-}
-
-/**
- * A request URL safe to log: the value of every secret-bearing query parameter (`key`,
- * `keyString`, `key_string`, `access_token`, ... however its name is percent-encoded) is masked,
- * and so is anything shaped like a key string or token elsewhere in the URL (the path).
- */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return scrubSecrets(url);
-  const pairs = url.slice(q + 1).split('&');
-  for (let i = 0; i < pairs.length; i++) {
-    const eq = pairs[i].indexOf('=');
-    const name = eq < 0 ? pairs[i] : pairs[i].slice(0, eq);
-    if (eq >= 0 && isSecretName(decodeName(name))) pairs[i] = `${name}=${REDACTED}`;
-  }
-  return scrubSecrets(url.slice(0, q + 1) + pairs.join('&'));
-}
-
-function decodeName(name: string): string {
-  if (!name.includes('%') && !name.includes('+')) return name;
-  try {
-    return decodeURIComponent(name.replaceAll('+', ' '));
-  } catch {
-    return name;
-  }
 }
 
 const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false };
@@ -128,16 +105,13 @@ function selectingSerializer(reply: FastifyReply, sel: FieldSelection, serialize
  * partial responses, pretty printing, bounded bodies, and JSON errors for everything.
  */
 export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
+  // Fastify gets no logger of its own (see createServerLogger): requests log through lazy
+  // children of the server's, and the app's `log` is the server's.
+  const log = opts.logger === false ? undefined : createServerLogger(opts.logger);
   const app = Fastify({
-    logger: opts.logger === false ? false : {
-      ...(typeof opts.logger === 'object' ? opts.logger : {}),
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-goog-api-key"]'], censor: 'REDACTED' },
-      serializers: {
-        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
-      },
-    },
+    logger: false,
     // pino's per-request child logger is made only when the request logs something.
-    childLoggerFactory: lazyChildLogger as never,
+    childLoggerFactory: log ? (((_none: unknown, bindings: Record<string, unknown>, childOpts: { level?: string }) => lazyChildLogger(log as never, bindings, childOpts)) as never) : undefined,
     bodyLimit: opts.bodyLimit,
     routerOptions: { maxParamLength: 500 },
     // Drain on close: requests that already reached an open connection are served (with
@@ -158,10 +132,12 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       socket.end(`HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
   } as FastifyServerOptions);
+  if (log) (app as { log: FastifyBaseLogger }).log = log as FastifyBaseLogger;
   recordRoutes(app);
   installValidators(app);
 
   app.decorateRequest('sys', null as unknown as SystemParams);
+  app.decorateRequest('receivedAt', 0);
 
   // Drain on close: Fastify closes idle keep-alive connections once, when close() starts; a
   // connection whose request was still running then would stay open for keepAliveTimeout
@@ -225,6 +201,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
 
   // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
   app.addHook('onRequest', (request, reply, done) => {
+    request.receivedAt = performance.now();
+    if (log !== undefined && log.isLevelEnabled('info')) logRequestLines(request, reply, request.receivedAt);
     // NUL and percent-escapes that are not UTF-8 (encoded surrogates among them) are refused here, once.
     if (request.url.includes('%')) {
       const problem = urlProblem(request.url);

@@ -81,7 +81,10 @@ export class RequestStats {
 export function installMetrics(app: FastifyInstance): void {
   const stats = new RequestStats();
   const registry = lazy(() => createRegistry(stats));
-  app.addHook('onResponse', (req, reply, done) => {
+  // onSend, not onResponse: an onResponse hook makes Fastify add 'finish' and 'error' listeners
+  // to every response (~1 us a request); the status is final here and the latency is the
+  // server's, up to handing the answer to the socket.
+  app.addHook('onSend', (req, reply, _payload, done) => {
     // A route's stats are kept on its config, once per method (no key built and hashed per request).
     const options = req.routeOptions;
     const config = options.config as { [ROUTE_STATS]?: RouteStats } | undefined;
@@ -90,7 +93,8 @@ export function installMetrics(app: FastifyInstance): void {
       s = stats.route(req.method, options.url ?? 'unmatched');
       if (config && options.url !== undefined) config[ROUTE_STATS] = s;
     }
-    stats.observe(s, reply.statusCode, reply.elapsedTime / 1000);
+    // A request refused before the app's first hook (a malformed URL) has no start: latency 0.
+    stats.observe(s, reply.statusCode, req.receivedAt ? (performance.now() - req.receivedAt) / 1000 : 0);
     done();
   });
   app.get('/metrics', async (_req, reply) => {

@@ -1,9 +1,55 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Logger } from 'pino';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { redactUrl } from './secrets.ts';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 type Level = (typeof LEVELS)[number];
 type LogFn = (...args: unknown[]) => void;
+
+/** The server logger's options: pino's, and the stream its lines go to (stdout when none). */
+export type ServerLoggerOptions = LoggerOptions & { stream?: DestinationStream };
+
+/**
+ * The server's logger (pino, JSON lines). Fastify itself is given no logger: given one, it adds
+ * a 'finish' and an 'error' listener to every response to log the request's completion, even at
+ * a level that logs nothing (~1.5 us a request on the hot path). Requests log through
+ * `lazyChildLogger` children of this logger instead, and the per-request lines Fastify would write
+ * ('incoming request', 'request completed') come from `logRequestLines`, set up only when `info`
+ * is enabled. Credentials in headers are redacted; a request is logged by method, redacted URL
+ * and remote address.
+ */
+export function createServerLogger(options: ServerLoggerOptions | true): Logger {
+  const { stream, ...rest } = options === true ? {} : options;
+  const pinoOptions: LoggerOptions = {
+    ...rest,
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-goog-api-key"]'], censor: 'REDACTED' },
+    serializers: {
+      req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+      err: stdSerializers.err,
+    },
+  };
+  return stream ? pino(pinoOptions, stream) : pino(pinoOptions);
+}
+
+/**
+ * The request lines of an `info` log: 'incoming request' now, and 'request completed' (or
+ * 'request errored') when the response has been handed to the socket, with its status and
+ * time in ms since `startedAt` (a `performance.now()` reading).
+ */
+export function logRequestLines(request: FastifyRequest, reply: FastifyReply, startedAt: number): void {
+  request.log.info({ req: request }, 'incoming request');
+  const res = reply.raw;
+  const finished = (err?: Error) => {
+    res.removeListener('finish', finished);
+    res.removeListener('error', finished);
+    const responseTime = performance.now() - startedAt;
+    if (err) reply.log.error({ res: reply, err, responseTime }, 'request errored');
+    else reply.log.info({ res: reply, responseTime }, 'request completed');
+  };
+  res.on('finish', finished);
+  res.on('error', finished);
+}
 
 /**
  * Fastify's per-request logger, made lazily. Fastify makes a pino child logger for every
@@ -13,8 +59,8 @@ type LogFn = (...args: unknown[]) => void;
  * included.
  */
 export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Record<string, unknown>, opts: { level?: string; serializers?: unknown }): FastifyBaseLogger {
-  // Not pino (Fastify's no-op logger when logging is off), or a route with its own level or
-  // serializers: the logger's own child, as Fastify would make it.
+  // Not pino (a logger without levels), or a route with its own level or serializers: the
+  // logger's own child, as Fastify would make it.
   if (typeof (logger as { isLevelEnabled?: unknown }).isLevelEnabled !== 'function' || opts.level !== undefined || opts.serializers !== undefined) {
     return logger.child(bindings, opts as never);
   }

@@ -113,3 +113,29 @@ function token(s: string): Token {
 export function echoText(text: string, limit = 200): string {
   return scrubSecrets(text.length > limit ? text.slice(0, limit) + '...' : text);
 }
+
+/**
+ * A request URL safe to log: the value of every secret-bearing query parameter (`key`,
+ * `keyString`, `key_string`, `access_token`, ... however its name is percent-encoded) is masked,
+ * and so is anything shaped like a key string or token elsewhere in the URL (the path).
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return scrubSecrets(url);
+  const pairs = url.slice(q + 1).split('&');
+  for (let i = 0; i < pairs.length; i++) {
+    const eq = pairs[i].indexOf('=');
+    const name = eq < 0 ? pairs[i] : pairs[i].slice(0, eq);
+    if (eq >= 0 && isSecretName(decodeName(name))) pairs[i] = `${name}=${REDACTED}`;
+  }
+  return scrubSecrets(url.slice(0, q + 1) + pairs.join('&'));
+}
+
+function decodeName(name: string): string {
+  if (!name.includes('%') && !name.includes('+')) return name;
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
+}
