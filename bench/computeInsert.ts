@@ -6,13 +6,17 @@
 //    slice: on a shared machine the load moves between two long slices, so the ratio is taken per
 //    round (the median and the spread are reported); p50/p99 are over every measured insert.
 //    Targets: >= 0.3 of the baseline's throughput; p99 <= 30 ms.
+//    Each round also measures the durable floor (bench/durableFloorServer.ts): the bare route that
+//    also stores the parsed body as one row with the store's durability (SQLite, WAL,
+//    synchronous=FULL, group commit) before answering. Its ratio to the baseline is the most any
+//    insert acknowledged only once durable can reach here, whatever else it does.
 // 2. get and list of 1,000 templates in one region (list in pages of 500): p50/p99.
 //
 //   npm run bench:compute        (env: BENCH_RUNS=3, BENCH_SECONDS=3 per slice, BENCH_CONCURRENCY=8;
 //                                 BENCH_TWIN_ARGS='--in-memory': extra `cloudtwin serve` arguments, e.g. to take the disk out)
 import autocannon from 'autocannon';
 import { CORA, computeWorld } from '../test/http/compute.helpers.ts';
-import { call, cpuMs, deadline, fmt, median, meets, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, summarize, usText } from './lib.ts';
+import { call, cpuMs, deadline, fmt, median, meets, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, startDurableFloor, summarize, usText } from './lib.ts';
 
 deadline(170);
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -102,6 +106,7 @@ async function slice(url: string, pid: number, headers: Record<string, string>, 
 }
 
 const baseline = await startBaseline();
+const floor = await startDurableFloor();
 const twin = await startCloudtwin(process.env.BENCH_TWIN_ARGS ? process.env.BENCH_TWIN_ARGS.split(' ') : []);
 try {
   await twin.admin('POST', '/_twin/v1/world:apply', computeWorld);
@@ -110,23 +115,26 @@ try {
   const check = await call(twin.url, 'POST', `${BASE}/instanceTemplates`, token, maximalTemplate('bench-check'));
   if (check.status !== 'DONE' || check.error) throw new Error(`the maximal template does not insert cleanly: ${JSON.stringify(check)}`);
   const body = JSON.stringify(maximalTemplate('bench-baseline'));
-  process.stdout.write(`compute benchmark: insert + wait, ${concurrency} closed loops, ${runs} rounds of a ${seconds} s baseline slice then a ${seconds} s insert slice, after 1 s warm-up each; ${layout}\n`);
+  process.stdout.write(`compute benchmark: insert + wait, ${concurrency} closed loops, ${runs} rounds of a ${seconds} s slice each of the baseline, the durable floor and the insert, after a warm-up of each; ${layout}\n`);
 
   // In instant mode an insert answers its operation already DONE: that answer is the end of
   // "insert + wait" (a wait call would be made for any other answer, and is refused here instead).
   let seq = 0;
   const insert = () => slice(`${twin.url}${BASE}/instanceTemplates`, twin.pid, { authorization: `Bearer ${token}` }, () => JSON.stringify(maximalTemplate(`b-${seq++}`)), (status, text) => status === 200 && /"status": "DONE"/.test(text) && !/"error"/.test(text));
   const viaBaseline = () => slice(`${baseline.url}/baseline`, baseline.pid, {}, () => body, (status) => status === 200);
+  const viaFloor = () => slice(`${floor.url}/durable`, floor.pid, {}, () => body, (status) => status === 200);
   await viaBaseline();
+  await viaFloor();
   await insert();
   // Each round: req/s of both, and each server's own CPU time over its slice (from /proc), per call.
-  const rounds: { baseRps: number; insRps: number; baseCpuUs: number; insCpuUs: number }[] = [];
+  const rounds: { baseRps: number; floorRps: number; insRps: number; baseCpuUs: number; floorCpuUs: number; insCpuUs: number }[] = [];
   const baseResults: LoadResult[] = [];
   const insResults: LoadResult[] = [];
   for (let r = 0; r < runs; r++) {
     const base = await viaBaseline();
+    const fl = await viaFloor();
     const ins = await insert();
-    rounds.push({ baseRps: base.rps, insRps: ins.rps, baseCpuUs: base.cpuUs, insCpuUs: ins.cpuUs });
+    rounds.push({ baseRps: base.rps, floorRps: fl.rps, insRps: ins.rps, baseCpuUs: base.cpuUs, floorCpuUs: fl.cpuUs, insCpuUs: ins.cpuUs });
     baseResults.push(base.result);
     insResults.push(ins.result);
   }
@@ -138,6 +146,9 @@ try {
   const s = latency(insResults, twin.url);
   const ratios = rounds.map((r) => r.insRps / r.baseRps);
   const ratio = median(ratios);
+  const floorRatios = rounds.map((r) => r.floorRps / r.baseRps);
+  const floorRps = median(rounds.map((r) => r.floorRps));
+  const floorCpuUs = median(rounds.map((r) => r.floorCpuUs));
   const baseRps = median(rounds.map((r) => r.baseRps));
   const insRps = median(rounds.map((r) => r.insRps));
   const baseCpuUs = median(rounds.map((r) => r.baseCpuUs));
@@ -171,6 +182,7 @@ try {
 
   printTable('insert (maximal template) + wait until DONE vs baseline', [
     { path: 'baseline: bare fastify POST (parses the body)', calls: b.n, 'req/s (median)': fmt(baseRps, 0), 'p50 ms': fmt(b.p50, 2), 'p99 ms': fmt(b.p99, 2) },
+    { path: 'durable floor: bare POST + one durable row', calls: '', 'req/s (median)': fmt(floorRps, 0), 'p50 ms': '', 'p99 ms': '' },
     { path: 'insert + wait (instant operations)', calls: s.n, 'req/s (median)': fmt(insRps, 0), 'p50 ms': fmt(s.p50, 2), 'p99 ms': fmt(s.p99, 2) },
   ]);
   printTable('get and list of 1,000 templates', [
@@ -179,12 +191,14 @@ try {
   ]);
   printSummary('bench:compute', [
     ['insert+wait / baseline throughput', `${ratio.toFixed(2)} median of ${runs} rounds (${spread(ratios, 2)}; ${rounds.map((r) => `${fmt(r.insRps, 0)}/${fmt(r.baseRps, 0)}`).join(', ')} req/s)  target >= 0.3: ${ratio >= 0.3 ? 'MET' : 'NOT MET'}`],
+    ['durable floor / baseline throughput', `${median(floorRatios).toFixed(2)} (${spread(floorRatios, 2)}): parse + one durable row, nothing else; insert+wait / floor ${median(rounds.map((r) => r.insRps / r.floorRps)).toFixed(2)}`],
     ['insert+wait latency', `p50 ${fmt(s.p50, 2)} ms, p99 ${fmt(s.p99, 2)} ms (every round)  target p99 <= 30 ms: ${meets(s.p99, 30)}`],
-    ['server CPU per call', `insert+wait ${usText(insCpuUs)}, baseline POST ${usText(baseCpuUs)} (${(insCpuUs / baseCpuUs).toFixed(1)}x; medians, ${spread(rounds.map((r) => r.insCpuUs), 0)} us)`],
+    ['server CPU per call', `insert+wait ${usText(insCpuUs)}, durable floor ${usText(floorCpuUs)}, baseline POST ${usText(baseCpuUs)} (${(insCpuUs / baseCpuUs).toFixed(1)}x; medians, ${spread(rounds.map((r) => r.insCpuUs), 0)} us)`],
     ['get of 1,000', `p50 ${fmt(get.p50, 2)} ms, p99 ${fmt(get.p99, 2)} ms`],
     ['list page of 500', `p50 ${fmt(list.p50 / 2, 2)} ms, p99 ${fmt(list.p99 / 2, 2)} ms`],
   ]);
 } finally {
   await twin.stop();
+  await floor.stop();
   await baseline.stop();
 }

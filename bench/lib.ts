@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'cloudtwin.js');
 export const BASELINE_SERVER = fileURLToPath(new URL('./baselineServer.ts', import.meta.url));
+export const DURABLE_FLOOR_SERVER = fileURLToPath(new URL('./durableFloorServer.ts', import.meta.url));
 export const ADMIN_TOKEN = 'bench-admin-token';
 
 // ---- pinning ---------------------------------------------------------------------------------
@@ -93,7 +94,7 @@ export function tempDir(prefix: string): string {
 export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Child> {
   const usePin = PIN && opts.pin !== false;
   // BENCH_CPU_PROF=<dir>: cloudtwin and baseline processes write a V8 CPU profile there when they stop (to profile under the bench's load).
-  if (process.env.BENCH_CPU_PROF && (args[0] === BIN || args[0] === BASELINE_SERVER)) args = ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, ...args];
+  if (process.env.BENCH_CPU_PROF && (args[0] === BIN || args[0] === BASELINE_SERVER || args[0] === DURABLE_FLOOR_SERVER)) args = ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, ...args];
   const cmd = usePin ? TASKSET! : process.execPath;
   const argv = usePin ? ['-c', '1', process.execPath, ...args] : args;
   const t0 = performance.now();
@@ -146,6 +147,11 @@ export async function startCloudtwin(extra: string[] = []): Promise<Child & { ad
 /** The baseline: a bare fastify app in its own process, `GET|POST /baseline` -> a constant. */
 export async function startBaseline(): Promise<Child> {
   return spawnNode([BASELINE_SERVER], /baseline listening on (http:\/\/\S+)/);
+}
+
+/** The durable-insert floor (bench/durableFloorServer.ts), `POST /durable`, on a fresh temp directory. */
+export async function startDurableFloor(): Promise<Child> {
+  return spawnNode([DURABLE_FLOOR_SERVER, tempDir('cloudtwin-floor-')], /durable floor listening on (http:\/\/\S+)/);
 }
 
 /** JSON over fetch; throws on a non-2xx answer. */
