@@ -130,4 +130,39 @@ describe(`operation engine group commit on ${TEST_STORE}`, () => {
     while (statSync(file).size < before + 100_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.ok(statSync(file).size >= before + 100_000, `database file ${before} -> ${statSync(file).size} bytes`);
   });
+
+  // Group sizing, with times widened so the policy shows without racing a clock: works of one
+  // group run in one transaction (the same `trx`).
+  const sameTurn = (engine: OperationEngine, n: number) => Promise.all(Array.from({ length: n }, () => engine.grouped(async (trx) => trx)));
+
+  test('SQLite: once writers are known to be concurrent, works queued in separate turns of the event loop commit as one group', { skip: TEST_STORE !== 'sqlite' && 'PostgreSQL groups never wait to fill' }, async () => {
+    const sized = new OperationEngine(store, new Clock(), quiet as any, { fillWaitMs: 5_000, sizeWindowMs: 60_000 });
+    assert.equal(new Set(await sameTurn(sized, 8)).size, 1, '8 queued in one turn: one group, whose size is learnt');
+    const later: Promise<unknown>[] = [];
+    for (let i = 0; i < 8; i++) {
+      later.push(sized.grouped(async (trx) => trx));
+      await new Promise((r) => setImmediate(r));
+    }
+    // Without the fill, the first of these would have committed alone at the end of its turn.
+    assert.equal(new Set(await Promise.all(later)).size, 1, '8 queued in 8 turns: one group');
+  });
+
+  test('a group expecting more works than come commits when its fill time is over; then a lone writer never waits', async () => {
+    const sized = new OperationEngine(store, new Clock(), quiet as any, { fillWaitMs: 600, sizeWindowMs: 100 });
+    await sameTurn(sized, 8);
+    const timed = async () => {
+      const t0 = performance.now();
+      await sized.grouped(async () => 0);
+      return performance.now() - t0;
+    };
+    const first = await timed();
+    // SQLite: the group expected 8 and waited its fill time for them; PostgreSQL never waits.
+    if (TEST_STORE === 'sqlite') assert.ok(first >= 590, `the lone work waited ${first} ms`);
+    else assert.ok(first < 500, `the lone work took ${first} ms`);
+    // That group of one came after the size window: the size is now 1, and a lone writer's works commit at once.
+    for (let i = 0; i < 5; i++) {
+      const ms = await timed();
+      assert.ok(ms < 500, `lone write ${i} took ${ms} ms`);
+    }
+  });
 });

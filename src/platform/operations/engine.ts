@@ -78,6 +78,26 @@ const MAX_GROUP = 64;
 const SLOW_COMMIT_MS = 1;
 const MAX_GROUP_WAIT_MS = 2;
 
+/**
+ * On SQLite, concurrent writers (N clients each waiting for its write before sending the next)
+ * would otherwise split into groups of whatever happened to arrive in one turn of the event loop
+ * (4 - 5 of 8 on average). A group waits, turn by turn, until as many works have queued as the
+ * largest group of the last GROUP_SIZE_WINDOW_MS, or GROUP_FILL_WAIT_MS has passed: a lone
+ * writer never waits, N writers commit together (measured with 8: groups of 7.9 against 4.4,
+ * +34 % inserts/s and -24 % CPU per insert), and when writers go away the size is re-learnt
+ * within the window. PostgreSQL commits do not block the event loop: groups fill by themselves.
+ */
+const GROUP_FILL_WAIT_MS = 1;
+const GROUP_SIZE_WINDOW_MS = 50;
+
+/** How groups fill (tests widen the times to observe the policy without racing a clock). */
+export interface GroupCommitOptions {
+  /** Most a group waits, from its first work, for the works it expects. Default GROUP_FILL_WAIT_MS. */
+  fillWaitMs?: number;
+  /** How long the largest group size is remembered. Default GROUP_SIZE_WINDOW_MS. */
+  sizeWindowMs?: number;
+}
+
 interface GroupWork {
   run(trx: ControlledTransaction<Database>): Promise<unknown>;
   resolve(value: unknown): void;
@@ -103,11 +123,18 @@ export class OperationEngine {
   #grouping = false;
   /** How long the last group's commit took (ms). */
   #lastCommitMs = 0;
+  /** The largest group of the current window (SQLite), and when that window began (performance.now()). */
+  #recentGroupMax = 1;
+  #recentGroupSince = 0;
+  readonly #fillWaitMs: number;
+  readonly #sizeWindowMs: number;
 
-  constructor(store: Store, clock: Clock, log: Log) {
+  constructor(store: Store, clock: Clock, log: Log, groupCommit: GroupCommitOptions = {}) {
     this.#store = store;
     this.#clock = clock;
     this.#log = log;
+    this.#fillWaitMs = groupCommit.fillWaitMs ?? GROUP_FILL_WAIT_MS;
+    this.#sizeWindowMs = groupCommit.sizeWindowMs ?? GROUP_SIZE_WINDOW_MS;
   }
 
   register(kind: OperationKind): void {
@@ -216,7 +243,7 @@ export class OperationEngine {
       // (node:sqlite runs synchronously: without this, every group would hold one work).
       const wait = this.#groupWaitMs();
       if (wait > 0) setTimeout(() => void this.#drainGroups(), wait);
-      else setImmediate(() => void this.#drainGroups());
+      else this.#fillGroup(performance.now());
     });
   }
 
@@ -224,6 +251,28 @@ export class OperationEngine {
     // PostgreSQL commits do not block the event loop: waiting would only add latency.
     if (this.#store.dialect !== 'sqlite' || this.#lastCommitMs < SLOW_COMMIT_MS) return 0;
     return Math.min(MAX_GROUP_WAIT_MS, this.#lastCommitMs / 2);
+  }
+
+  /** Starts the group at the end of this turn of the event loop, or of a later one while it fills (see GROUP_FILL_WAIT_MS). */
+  #fillGroup(since: number): void {
+    setImmediate(() => {
+      if (this.#group.length < this.#expectedGroupSize() && performance.now() - since < this.#fillWaitMs) this.#fillGroup(since);
+      else void this.#drainGroups();
+    });
+  }
+
+  /** How many works a group waits for: the largest group of the current window (1 on PostgreSQL). */
+  #expectedGroupSize(): number {
+    return this.#store.dialect === 'sqlite' ? Math.min(this.#recentGroupMax, MAX_GROUP) : 1;
+  }
+
+  /** Learns the writers' concurrency from a group of `size` works. */
+  #groupFormed(size: number): void {
+    const now = performance.now();
+    if (size >= this.#recentGroupMax || now - this.#recentGroupSince > this.#sizeWindowMs) {
+      this.#recentGroupMax = size;
+      this.#recentGroupSince = now;
+    }
   }
 
   async #drainGroups(): Promise<void> {
@@ -254,6 +303,7 @@ export class OperationEngine {
         }
         current = undefined;
       }
+      this.#groupFormed(settled.length);
       const committing = performance.now();
       await trx.commit().execute();
       this.#lastCommitMs = performance.now() - committing;
