@@ -202,7 +202,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
   app.addHook('onRequest', (request, reply, done) => {
     request.receivedAt = performance.now();
-    if (log !== undefined && log.isLevelEnabled('info')) logRequestLines(request, reply, request.receivedAt);
+    if (log !== undefined && log.isLevelEnabled('info')) logRequestLines(request, reply);
     // NUL and percent-escapes that are not UTF-8 (encoded surrogates among them) are refused here, once.
     if (request.url.includes('%')) {
       const problem = urlProblem(request.url);

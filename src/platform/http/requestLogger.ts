@@ -35,15 +35,15 @@ export function createServerLogger(options: ServerLoggerOptions | true): Logger 
 /**
  * The request lines of an `info` log: 'incoming request' now, and 'request completed' (or
  * 'request errored') when the response has been handed to the socket, with its status and
- * time in ms since `startedAt` (a `performance.now()` reading).
+ * time in ms since the request was received (`request.receivedAt`).
  */
-export function logRequestLines(request: FastifyRequest, reply: FastifyReply, startedAt: number): void {
+export function logRequestLines(request: FastifyRequest, reply: FastifyReply): void {
   request.log.info({ req: request }, 'incoming request');
   const res = reply.raw;
   const finished = (err?: Error) => {
     res.removeListener('finish', finished);
     res.removeListener('error', finished);
-    const responseTime = performance.now() - startedAt;
+    const responseTime = performance.now() - request.receivedAt;
     if (err) reply.log.error({ res: reply, err, responseTime }, 'request errored');
     else reply.log.info({ res: reply, responseTime }, 'request completed');
   };
