@@ -29,10 +29,22 @@ for (const store of stores) {
   if (r.status !== 0) exit = 1;
   const text = readFileSync(tap, 'utf8');
   const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  // Test names are printable text (a NUL or an escape sequence in a name turns the log into binary for grep and terminals).
+  for (const name of unprintableTestNames(text)) {
+    console.log(`test name with a non-printable character (use JSON.stringify for such values): ${JSON.stringify(name)}`);
+    failed++;
+  }
   passed += count('pass');
   failed += count('fail') + count('cancelled');
   skipped += count('skipped') + count('todo');
 }
 rmSync(dir, { recursive: true, force: true });
+
+/** The names in a TAP log (`# Subtest: NAME`) that hold a control character other than tab. */
+function unprintableTestNames(tap: string): string[] {
+  const out: string[] = [];
+  for (const m of tap.matchAll(/^\s*# Subtest: (.*)$/gm)) if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(m[1])) out.push(m[1]);
+  return out;
+}
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(exit || (failed ? 1 : 0));

@@ -57,6 +57,8 @@ export interface CloudtwinOptions {
   /** Media API path prefix (default `/youtube`) and service name (default `youtube.googleapis.com`). */
   mediaPathPrefix?: string;
   mediaServiceName?: string;
+  /** Prefix of the media API's `kind` values: `media` (default, the service document's) or `youtube` (the YouTube Data API's). */
+  mediaKindPrefix?: 'media' | 'youtube';
   /** Seed for ids and secrets (tests only): the same seed gives the same ids. */
   seed?: string;
   env?: NodeJS.ProcessEnv;
@@ -126,7 +128,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations });
     const quota = new Quota(store, clock);
-    const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName } });
+    const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix } });
     const compute = createCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs });
     createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
     registerConsole(app);

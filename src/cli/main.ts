@@ -21,6 +21,7 @@ program
   .addOption(new Option('--allowed-host <name...>', 'another host name the admin API and console answer to (DNS-rebinding guard)').env('CLOUDTWIN_ALLOWED_HOSTS').argParser(collectHosts))
   .addOption(new Option('--media-path-prefix <prefix>', "path prefix of the media API ({prefix}/v3/search); '' for none").env('CLOUDTWIN_MEDIA_PATH_PREFIX').default('/youtube'))
   .addOption(new Option('--media-service-name <name>', 'service name of the media API in API-key apiTargets and error metadata').env('CLOUDTWIN_MEDIA_SERVICE_NAME').default('youtube.googleapis.com'))
+  .addOption(new Option('--media-kind-prefix <prefix>', "prefix of kind values in media answers: media (media#video, the service document's) or youtube (youtube#video, the YouTube Data API's)").choices(['media', 'youtube']).env('CLOUDTWIN_MEDIA_KIND_PREFIX').default('media'))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
   .action(async (o) => {
     const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';
@@ -33,6 +34,7 @@ program
       permissivePrincipal: o.permissivePrincipal,
       mediaPathPrefix: o.mediaPathPrefix,
       mediaServiceName: o.mediaServiceName,
+      mediaKindPrefix: o.mediaKindPrefix,
       allowedHosts: [o.host, ...(o.allowedHost ?? [])],
       // Structured logs go to stderr; stdout carries the admin token line and the ready line.
       logger: { level: o.logLevel, stream: process.stderr },

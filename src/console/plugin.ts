@@ -81,6 +81,15 @@ export function registerConsole(app: FastifyInstance, distDir: string = new URL(
   app.get('/console', (_request, reply) => {
     reply.redirect(CONSOLE_PATH, 308);
   });
+  // The server's root: a browser (it asks for HTML) is sent to the console; any other client
+  // gets the 404 every unknown URL gets, in Google's envelope.
+  app.get('/', (request, reply) => {
+    if (acceptsHtml(request.headers.accept)) {
+      reply.header('vary', 'Accept').redirect(CONSOLE_PATH, 302);
+      return;
+    }
+    sendError(reply.header('vary', 'Accept'), urlNotFound(request.url), 'modern');
+  });
   app.get(`${CONSOLE_PATH}*`, (request, reply) => {
     const rel = (request.params as { '*': string })['*'] || 'index.html';
     const file = load(rel);
@@ -90,5 +99,15 @@ export function registerConsole(app: FastifyInstance, distDir: string = new URL(
       return;
     }
     sendError(reply, urlNotFound(request.url), 'modern');
+  });
+}
+
+/** True when an `Accept` header lists `text/html` with a non-zero quality (what a browser's navigation sends). */
+export function acceptsHtml(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((part) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    if (type !== 'text/html') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
   });
 }

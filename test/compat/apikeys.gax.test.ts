@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import '../support/quietClientWarnings.ts';
 import { ApiKeysClient } from '@google-cloud/apikeys';
 import { JWT } from 'google-auth-library';
 import { rejectsWithCode } from '../support/gax.ts';

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import '../support/quietClientWarnings.ts';
 import { RegionInstanceTemplatesClient, RegionOperationsClient } from '@google-cloud/compute';
 import { JWT, OAuth2Client } from 'google-auth-library';
 import { google } from 'googleapis';

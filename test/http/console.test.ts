@@ -56,6 +56,19 @@ describe('console', () => {
     assert.equal(br.headers['content-encoding'], 'br');
   });
 
+  it('sends a browser asking for / to the console; any other client gets a JSON 404 in Google envelope', async () => {
+    const browser = await t.twin.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    assert.equal(browser.statusCode, 302);
+    assert.equal(browser.headers.location, '/console/');
+    for (const accept of [undefined, '*/*', 'application/json', 'text/html;q=0']) {
+      const r = await t.twin.app.inject({ method: 'GET', url: '/', headers: accept ? { accept } : {} });
+      assert.equal(r.statusCode, 404, String(accept));
+      assert.match(String(r.headers['content-type']), /^application\/json/);
+      assert.deepEqual(r.json().error.status, 'NOT_FOUND');
+      assert.equal(r.json().error.code, 404);
+    }
+  });
+
   it('never serves a file outside its build, and answers unknown files 404', async () => {
     for (const url of ['/console/..%2f..%2fpackage.json', '/console/%2e%2e/%2e%2e/package.json', '/console/nope.js']) {
       const r = await t.twin.app.inject({ method: 'GET', url });

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { type TestTwin, twinHooks } from '../support/twin.ts';
 import { ALICE, BOB, BOUND_OK, BOUND_SA, CAROL, CI_SA, LOOSE } from '../support/world.ts';
 import { errorInfo } from './helpers.ts';
+import { checkKindPrefix } from '../../src/services/media/index.ts';
 import { CH_ACME, CH_ALICE, CONTENT_OWNER, VIDEO_COUNT, YT, assertMediaError, createApiKey, get, mediaWorld, videoId, mediaTwinHooks } from './media.world.ts';
 
 const SEARCH = '/youtube/v3/search?part=snippet&type=video&maxResults=50';
@@ -188,5 +189,41 @@ describe('media service name and path prefix are configurable', () => {
     const res = await get(t, '/media/v3/search?part=id', { key: yt });
     assertMediaError(res, 403, 'forbidden', 'global', { message: `Requests to this API media.example.com method ${SEARCH_RPC} are blocked.` });
     assert.equal(errorInfoOf(res).metadata.service, 'media.example.com');
+  });
+});
+
+describe('media kind prefix youtube (a drop-in YouTube Data API shape)', () => {
+  let t: TestTwin;
+  twinHooks((twin) => {
+    t = twin;
+  }, { world: mediaWorld, mediaKindPrefix: 'youtube' });
+
+  test('search, videos, channels and playlists answer youtube#... kinds', async () => {
+    const key = await createApiKey(t);
+    const search = (await get(t, '/youtube/v3/search?part=snippet&maxResults=50', { key })).json();
+    assert.equal(search.kind, 'youtube#searchListResponse');
+    assert.ok(search.items.length > 0);
+    for (const item of search.items) {
+      assert.equal(item.kind, 'youtube#searchResult');
+      assert.match(item.id.kind, /^youtube#(video|channel|playlist)$/);
+    }
+    const video = search.items.find((i: any) => i.id.kind === 'youtube#video').id.videoId;
+    const videos = (await get(t, `/youtube/v3/videos?part=id&id=${video}`, { key })).json();
+    assert.equal(videos.kind, 'youtube#videoListResponse');
+    assert.equal(videos.items[0].kind, 'youtube#video');
+    const channel = CH_ACME;
+    const channelHits = (await get(t, '/youtube/v3/search?part=id&type=channel', { key })).json();
+    assert.equal(channelHits.items[0].id.kind, 'youtube#channel');
+    const channels = (await get(t, `/youtube/v3/channels?part=id&id=${channel}`, { key })).json();
+    assert.equal(channels.kind, 'youtube#channelListResponse');
+    assert.equal(channels.items[0].kind, 'youtube#channel');
+    const playlists = (await get(t, `/youtube/v3/playlists?part=id&channelId=${channel}`, { key })).json();
+    assert.equal(playlists.kind, 'youtube#playlistListResponse');
+    for (const p of playlists.items) assert.equal(p.kind, 'youtube#playlist');
+    assert.ok(!JSON.stringify([search, channelHits, videos, channels, playlists]).includes('media#'));
+  });
+
+  test('an unknown prefix is refused at start', () => {
+    assert.throws(() => checkKindPrefix('yt'), /invalid media kind prefix 'yt': use media or youtube/);
   });
 });

@@ -132,7 +132,7 @@ const invalid = [
 
 describe('Compute list filter: invalid filters are 400 invalid, never match-all', () => {
   for (const filter of invalid) {
-    test(filter.slice(0, 60), () => {
+    test(JSON.stringify(filter.slice(0, 60)), () => {
       assert.throws(
         () => parseComputeFilter(filter),
         (e: unknown) => {

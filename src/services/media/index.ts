@@ -5,17 +5,19 @@ import type { Store } from '../../platform/store/store.ts';
 import { type CheckKey, MediaAccess } from './access.ts';
 import { CURATED_TOPICS, createMediaCatalog, parseQuery } from './catalog/index.ts';
 import type { MediaCatalog, MediaSearchEngine } from './catalog/types.ts';
-import { DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME } from './names.ts';
+import { DEFAULT_KIND_PREFIX, DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME, type KindPrefix, checkKindPrefix, kindsFor } from './names.ts';
 import { registerMediaRoutes } from './plugin.ts';
 import { MediaService } from './service.ts';
 
-export { DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME } from './names.ts';
+export { DEFAULT_KIND_PREFIX, DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME, KIND_PREFIXES, checkKindPrefix } from './names.ts';
 
 export interface MediaOptions {
   /** Path prefix of the routes (`{prefix}/v3/search`); default `/youtube`; `''` mounts them at `/v3/...`. */
   pathPrefix?: string;
   /** The service name API-key `apiTargets` and error metadata use; default `youtube.googleapis.com`. */
   serviceName?: string;
+  /** The prefix of `kind` values: `media` (the service document's, default) or `youtube` (the YouTube Data API's). */
+  kindPrefix?: KindPrefix;
 }
 
 /** What the media service gives the rest of cloudtwin. */
@@ -58,7 +60,8 @@ export function createMedia(
   const serviceName = checkServiceName(d.options?.serviceName ?? DEFAULT_SERVICE_NAME);
   const media = d.catalog ?? createMediaCatalog(d.store, { snapshotDir: d.snapshotDir });
   const access = new MediaAccess({ checkKey: d.checkKey, iam: d.iam, serviceName });
-  const service = new MediaService({ access, quota: d.quota, catalog: media.catalog, engine: media.engine, topics: CURATED_TOPICS, parseQuery });
+  const kinds = kindsFor(checkKindPrefix(d.options?.kindPrefix ?? DEFAULT_KIND_PREFIX));
+  const service = new MediaService({ access, quota: d.quota, catalog: media.catalog, engine: media.engine, topics: CURATED_TOPICS, parseQuery, kinds });
   registerMediaRoutes({ app, service, prefix: pathPrefix, serviceName });
   return { service, catalog: media.catalog, engine: media.engine, serviceName, pathPrefix, close: () => media.close() };
 }

@@ -15,16 +15,28 @@ export type MediaMethod = keyof typeof RPC;
 export const QUOTA_COST: Record<MediaMethod, number> = { search: 100, videos: 1, channels: 1, playlists: 1 };
 export const INVALID_REQUEST_COST = 1;
 
-export const KIND = {
-  searchListResponse: 'media#searchListResponse',
-  searchResult: 'media#searchResult',
-  video: 'media#video',
-  channel: 'media#channel',
-  playlist: 'media#playlist',
-  videoListResponse: 'media#videoListResponse',
-  channelListResponse: 'media#channelListResponse',
-  playlistListResponse: 'media#playlistListResponse',
-} as const;
+/** The prefix of every `kind` in media answers: the service document's `media#...` (default) or the YouTube Data API's `youtube#...`. */
+export const KIND_PREFIXES = ['media', 'youtube'] as const;
+export type KindPrefix = (typeof KIND_PREFIXES)[number];
+export const DEFAULT_KIND_PREFIX: KindPrefix = 'media';
+
+const KIND_NAMES = ['searchListResponse', 'searchResult', 'video', 'channel', 'playlist', 'videoListResponse', 'channelListResponse', 'playlistListResponse'] as const;
+export type Kinds = Record<(typeof KIND_NAMES)[number], string>;
+
+/** The `kind` values of media answers under a prefix (`media#video` or `youtube#video`, ...). */
+export function kindsFor(prefix: KindPrefix): Kinds {
+  return Object.fromEntries(KIND_NAMES.map((name) => [name, `${prefix}#${name}`])) as Kinds;
+}
+
+/** Checks a `--media-kind-prefix` value. */
+export function checkKindPrefix(prefix: string): KindPrefix {
+  const found = KIND_PREFIXES.find((p) => p === prefix);
+  if (!found) throw new Error(`invalid media kind prefix '${prefix}': use ${KIND_PREFIXES.join(' or ')}`);
+  return found;
+}
+
+/** The service document's kinds (the default). */
+export const KIND: Kinds = kindsFor(DEFAULT_KIND_PREFIX);
 
 /** Results end here, as the real service's do (about 500 per query). */
 export const MAX_REACHABLE = 500;

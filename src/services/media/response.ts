@@ -1,7 +1,7 @@
 /** Shapes what the engine and catalogue return into the Data API's JSON, key order included. */
 import { createHash } from 'node:crypto';
 import type { CatalogResource, MediaKind, SearchHit } from './catalog/types.ts';
-import { KIND, MAX_TOTAL_RESULTS } from './names.ts';
+import { type Kinds, MAX_TOTAL_RESULTS } from './names.ts';
 import type { SearchPart } from './rules.ts';
 
 /** A stable entity tag: the hash of the content it tags (27 characters of base64url, as the real ones). */
@@ -73,8 +73,8 @@ export function thumbnailsOf(kind: MediaKind, id: string, stored?: unknown): Rec
 const ID_FIELD: Record<MediaKind, 'videoId' | 'channelId' | 'playlistId'> = { video: 'videoId', channel: 'channelId', playlist: 'playlistId' };
 
 /** One search result: kind, etag, id and (with part=snippet) the snippet. */
-export function searchResultItem(hit: SearchHit, parts: ReadonlySet<SearchPart>, playlistThumbnails?: unknown): Record<string, unknown> {
-  const id = { kind: KIND[hit.kind], [ID_FIELD[hit.kind]]: hit.id };
+export function searchResultItem(hit: SearchHit, parts: ReadonlySet<SearchPart>, playlistThumbnails: unknown, kinds: Kinds): Record<string, unknown> {
+  const id = { kind: kinds[hit.kind], [ID_FIELD[hit.kind]]: hit.id };
   const content: Record<string, unknown> = { id };
   if (parts.has('snippet')) {
     const publishedAt = dataApiTime(hit.publishedAt);
@@ -89,11 +89,11 @@ export function searchResultItem(hit: SearchHit, parts: ReadonlySet<SearchPart>,
       publishTime: publishedAt,
     };
   }
-  return { kind: KIND.searchResult, etag: etagOf(content), ...content };
+  return { kind: kinds.searchResult, etag: etagOf(content), ...content };
 }
 
 /** The search list response in the real key order; tokens only when there is such a page. */
-export function searchListResponse(o: { items: Record<string, unknown>[]; nextPageToken?: string; prevPageToken?: string; regionCode: string; totalResults: number }): Record<string, unknown> {
+export function searchListResponse(o: { items: Record<string, unknown>[]; nextPageToken?: string; prevPageToken?: string; regionCode: string; totalResults: number }, kinds: Kinds): Record<string, unknown> {
   const pageInfo = { totalResults: Math.min(Math.max(0, Math.floor(o.totalResults)), MAX_TOTAL_RESULTS), resultsPerPage: o.items.length };
   const body = {
     ...(o.nextPageToken && { nextPageToken: o.nextPageToken }),
@@ -102,26 +102,26 @@ export function searchListResponse(o: { items: Record<string, unknown>[]; nextPa
     pageInfo,
     items: o.items,
   };
-  return { kind: KIND.searchListResponse, etag: etagOf(body), ...body };
+  return { kind: kinds.searchListResponse, etag: etagOf(body), ...body };
 }
 
 /** A stored resource as videos/channels/playlists.list return it: kind, etag, id, then the asked parts it holds. */
-export function listedResource(kind: MediaKind, r: CatalogResource, parts: ReadonlySet<string>): Record<string, unknown> {
+export function listedResource(kind: MediaKind, r: CatalogResource, parts: ReadonlySet<string>, kinds: Kinds): Record<string, unknown> {
   const content: Record<string, unknown> = { id: r.id };
   for (const part of parts) {
     if (part === 'id' || !Object.hasOwn(r, part)) continue;
     const value = r[part];
     if (value !== undefined && value !== null) content[part] = value;
   }
-  return { kind: KIND[kind], etag: etagOf(content), ...content };
+  return { kind: kinds[kind], etag: etagOf(content), ...content };
 }
 
-export function listResponse(kind: 'videoListResponse' | 'channelListResponse' | 'playlistListResponse', o: { items: Record<string, unknown>[]; totalResults: number; nextPageToken?: string; prevPageToken?: string }): Record<string, unknown> {
+export function listResponse(kind: 'videoListResponse' | 'channelListResponse' | 'playlistListResponse', o: { items: Record<string, unknown>[]; totalResults: number; nextPageToken?: string; prevPageToken?: string }, kinds: Kinds): Record<string, unknown> {
   const body = {
     ...(o.nextPageToken && { nextPageToken: o.nextPageToken }),
     ...(o.prevPageToken && { prevPageToken: o.prevPageToken }),
     pageInfo: { totalResults: o.totalResults, resultsPerPage: o.items.length },
     items: o.items,
   };
-  return { kind: KIND[kind], etag: etagOf(body), ...body };
+  return { kind: kinds[kind], etag: etagOf(body), ...body };
 }

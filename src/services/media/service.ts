@@ -10,7 +10,7 @@ import type { Quota } from '../../platform/quota/quota.ts';
 import type { MediaAccess, MediaCaller, MediaCredentials } from './access.ts';
 import type { CatalogResource, MediaCatalog, MediaSearchEngine, ParsedQuery, SearchHit, SearchQuery } from './catalog/types.ts';
 import { forbidden, loginRequired, mediaError, parameterError, quotaExceeded } from './errors.ts';
-import { CHANNEL_VIDEO_CAP, INVALID_REQUEST_COST, MAX_REACHABLE, type MediaMethod, QUOTA_COST } from './names.ts';
+import { CHANNEL_VIDEO_CAP, INVALID_REQUEST_COST, type Kinds, MAX_REACHABLE, type MediaMethod, QUOTA_COST } from './names.ts';
 import { pageTokens, pageWindow } from './pageToken.ts';
 import { type RawQuery, flag, parseIds, parseMaxResults, parsePageToken, parseParts, single } from './params.ts';
 import { listResponse, listedResource, searchListResponse, searchResultItem } from './response.ts';
@@ -36,6 +36,8 @@ export interface MediaServiceDeps {
   engine: MediaSearchEngine;
   topics: { has(id: string): boolean };
   parseQuery: (q: string) => ParsedQuery;
+  /** The `kind` values of answers (`media#...` or `youtube#...`). */
+  kinds: Kinds;
 }
 
 export class MediaService {
@@ -132,12 +134,16 @@ export class MediaService {
     }
     const thumbnails = await this.#playlistThumbnails(req, hits);
     const end = start + hits.length;
-    return searchListResponse({
-      items: hits.map((h) => searchResultItem(h, req.parts, thumbnails.get(h.id))),
-      ...pageTokens(start, end, hasMore && hits.length > 0 && end < reachable),
-      regionCode: req.regionCode,
-      totalResults: Math.max(totalResults, end),
-    });
+    const kinds = this.#d.kinds;
+    return searchListResponse(
+      {
+        items: hits.map((h) => searchResultItem(h, req.parts, thumbnails.get(h.id), kinds)),
+        ...pageTokens(start, end, hasMore && hits.length > 0 && end < reachable),
+        regionCode: req.regionCode,
+        totalResults: Math.max(totalResults, end),
+      },
+      kinds,
+    );
   }
 
   async #playlistThumbnails(req: SearchRequest, hits: SearchHit[]): Promise<Map<string, unknown>> {
@@ -161,7 +167,7 @@ export class MediaService {
         parseMaxResults(query, 1, 50, 5);
         return { parts, ids };
       },
-      async ({ parts, ids }) => byIds('video', 'videoListResponse', await this.#d.catalog.videos(ids), parts),
+      async ({ parts, ids }) => byIds('video', 'videoListResponse', await this.#d.catalog.videos(ids), parts, this.#d.kinds),
       invalid,
     );
   }
@@ -183,7 +189,7 @@ export class MediaService {
         if (!caller.principal) throw loginRequired();
         return { parts, ids: await this.#d.catalog.channelsOwnedBy(caller.principal.member) };
       },
-      async ({ parts, ids }) => byIds('channel', 'channelListResponse', await this.#d.catalog.channels(ids.slice(0, MAX_IDS)), parts),
+      async ({ parts, ids }) => byIds('channel', 'channelListResponse', await this.#d.catalog.channels(ids.slice(0, MAX_IDS)), parts, this.#d.kinds),
       invalid,
     );
   }
@@ -205,24 +211,28 @@ export class MediaService {
         return { parts, ids, channelId, maxResults, pageToken };
       },
       async ({ parts, ids, channelId, maxResults, pageToken }) => {
-        if (ids !== undefined) return byIds('playlist', 'playlistListResponse', await this.#d.catalog.playlists(ids), parts);
+        if (ids !== undefined) return byIds('playlist', 'playlistListResponse', await this.#d.catalog.playlists(ids), parts, this.#d.kinds);
         const all = await this.#d.catalog.playlistsOfChannel(channelId!, MAX_REACHABLE);
         const { start, limit } = pageWindow(pageToken, maxResults);
         const page = all.slice(start, start + limit);
         const end = start + page.length;
-        return listResponse('playlistListResponse', {
-          items: page.map((r) => listedResource('playlist', r, parts)),
-          totalResults: all.length,
-          ...pageTokens(start, end, end < all.length && limit > 0),
-        });
+        return listResponse(
+          'playlistListResponse',
+          {
+            items: page.map((r) => listedResource('playlist', r, parts, this.#d.kinds)),
+            totalResults: all.length,
+            ...pageTokens(start, end, end < all.length && limit > 0),
+          },
+          this.#d.kinds,
+        );
       },
       invalid,
     );
   }
 }
 
-function byIds(kind: 'video' | 'channel' | 'playlist', listKind: 'videoListResponse' | 'channelListResponse' | 'playlistListResponse', resources: CatalogResource[], parts: ReadonlySet<string>) {
-  return listResponse(listKind, { items: resources.map((r) => listedResource(kind, r, parts)), totalResults: resources.length });
+function byIds(kind: 'video' | 'channel' | 'playlist', listKind: 'videoListResponse' | 'channelListResponse' | 'playlistListResponse', resources: CatalogResource[], parts: ReadonlySet<string>, kinds: Kinds) {
+  return listResponse(listKind, { items: resources.map((r) => listedResource(kind, r, parts, kinds)), totalResults: resources.length }, kinds);
 }
 
 function noFilter(expected: string): ApiError {
