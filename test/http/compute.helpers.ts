@@ -15,6 +15,43 @@ export const templatesPath = (region = REGION, project = P) => `/compute/v1/proj
 export const templatePath = (name: string, region = REGION, project = P) => `${templatesPath(region, project)}/${name}`;
 export const operationsPath = (region = REGION, project = P) => `/compute/v1/projects/${project}/regions/${region}/operations`;
 
+/**
+ * The two template collections the suites run against (parametrized, not copied): the regional
+ * one (in REGION) and the global one. Everything that differs between them is here.
+ */
+export interface TemplateScopeCase {
+  label: 'regional' | 'global';
+  /** The region, undefined for the global collection. */
+  region: string | undefined;
+  /** `projects/P/regions/R` or `projects/P/global` (the scope part of names in messages and links). */
+  scopePath(project?: string): string;
+  templatesPath(project?: string): string;
+  templatePath(name: string, project?: string): string;
+  operationsPath(project?: string): string;
+  /** `operationType` of the operations of inserts and deletes. */
+  operationType(verb: 'insert' | 'delete'): string;
+  /** The permission of `get` / `list` / `delete` on its operations. */
+  operationPermission(verb: 'get' | 'list' | 'delete'): string;
+}
+
+function scopeCase(region: string | undefined): TemplateScopeCase {
+  const scopePath = (project = P) => (region ? `projects/${project}/regions/${region}` : `projects/${project}/global`);
+  return {
+    label: region ? 'regional' : 'global',
+    region,
+    scopePath,
+    templatesPath: (project = P) => `/compute/v1/${scopePath(project)}/instanceTemplates`,
+    templatePath: (name, project = P) => `/compute/v1/${scopePath(project)}/instanceTemplates/${name}`,
+    operationsPath: (project = P) => `/compute/v1/${scopePath(project)}/operations`,
+    operationType: (verb) => (region ? `compute.regionInstanceTemplates.${verb}` : verb),
+    operationPermission: (verb) => `compute.${region ? 'region' : 'global'}Operations.${verb}`,
+  };
+}
+
+export const REGIONAL_SCOPE = scopeCase(REGION);
+export const GLOBAL_SCOPE = scopeCase(undefined);
+export const TEMPLATE_SCOPES: readonly TemplateScopeCase[] = [REGIONAL_SCOPE, GLOBAL_SCOPE];
+
 const demoPolicy = testWorld.iamPolicies.find((p) => p.resource === `projects/${DEMO.projectId}`)!;
 
 export const computeWorld = {
@@ -92,10 +129,14 @@ export function assertComputeError(res: LightMyRequestResponse, code: number, re
 }
 
 /** Inserts a template (instant mode) and returns the finished operation. */
-export async function insertTemplate(t: TestTwin, body: Record<string, unknown>, opts: { principal?: string; region?: string; requestId?: string } = {}): Promise<Record<string, any>> {
+export async function insertTemplate(
+  t: TestTwin,
+  body: Record<string, unknown>,
+  opts: { principal?: string; region?: string; scope?: TemplateScopeCase; requestId?: string } = {},
+): Promise<Record<string, any>> {
   const res = await t.call(opts.principal ?? CORA, {
     method: 'POST',
-    url: templatesPath(opts.region) + (opts.requestId ? `?requestId=${opts.requestId}` : ''),
+    url: (opts.scope ? opts.scope.templatesPath() : templatesPath(opts.region)) + (opts.requestId ? `?requestId=${opts.requestId}` : ''),
     payload: body,
   });
   assert.equal(res.statusCode, 200, res.body);

@@ -3,34 +3,39 @@ import { after, before, describe, test } from 'node:test';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
 import { MALLORY } from '../support/world.ts';
 import { advanceClock, setOperationsMode } from './helpers.ts';
-import { CORA, LINK, P, REGION, VIC, assertComputeError, computeWorld, insertTemplate, operationsPath, templateBody, templatesPath } from './compute.helpers.ts';
+import { CORA, GLOBAL_SCOPE, LINK, P, TEMPLATE_SCOPES, VIC, assertComputeError, computeWorld, insertTemplate, templateBody } from './compute.helpers.ts';
 
-describe('regionOperations', () => {
+for (const s of TEMPLATE_SCOPES) describe(`operations (${s.label})`, () => {
   let t: TestTwin;
+  const insert = (body: Record<string, unknown>) => insertTemplate(t, body, { scope: s });
+  const templatesPath = () => s.templatesPath();
+  const operationsPath = () => s.operationsPath();
   before(async () => {
     t = await startTestTwin({ world: computeWorld, computeWaitTimeoutMs: 300 });
   });
   after(() => t.close());
 
   test('get by name and by numeric id; list; a viewer may read them', async () => {
-    const op = await insertTemplate(t, templateBody('op-1'));
+    const op = await insert(templateBody('op-1'));
     const byName = await t.call(VIC, { method: 'GET', url: `${operationsPath()}/${op.name}` });
     assert.equal(byName.statusCode, 200, byName.body);
     assert.deepEqual(byName.json(), op);
     assert.deepEqual((await t.call(VIC, { method: 'GET', url: `${operationsPath()}/${op.id}` })).json(), op);
     const list = (await t.call(VIC, { method: 'GET', url: operationsPath() })).json();
     assert.equal(list.kind, 'compute#operationList');
-    assert.equal(list.selfLink, `${LINK}projects/${P}/regions/${REGION}/operations`);
+    assert.equal(list.selfLink, `${LINK}${s.scopePath()}/operations`);
     assert.ok(list.items.some((o: any) => o.name === op.name));
     const filtered = (await t.call(VIC, { method: 'GET', url: `${operationsPath()}?filter=${encodeURIComponent(`targetId = "${op.targetId}"`)}` })).json();
     assert.deepEqual(filtered.items.map((o: any) => o.name), [op.name]);
-    assertComputeError(await t.call(VIC, { method: 'GET', url: `${operationsPath('us-east1')}/${op.name}` }), 404, 'notFound');
+    // an operation is found in its own scope only
+    const elsewhere = s.region ? GLOBAL_SCOPE.operationsPath() : `/compute/v1/projects/${P}/regions/us-east1/operations`;
+    assertComputeError(await t.call(VIC, { method: 'GET', url: `${elsewhere}/${op.name}` }), 404, 'notFound');
     assertComputeError(await t.call(MALLORY, { method: 'GET', url: `${operationsPath()}/${op.name}` }), 403, 'forbidden');
   });
 
   test('list pages: every operation once, by name (the default) or newest first, whichever page size', async () => {
     const ops: Record<string, any>[] = [];
-    for (let i = 0; i < 5; i++) ops.push(await insertTemplate(t, templateBody(`page-op-${i}`)));
+    for (let i = 0; i < 5; i++) ops.push(await insert(templateBody(`page-op-${i}`)));
     const ours = new Set(ops.map((o) => o.name));
     const walk = async (query: string, maxResults: number) => {
       const names: string[] = [];
@@ -114,26 +119,26 @@ describe('regionOperations', () => {
   });
 
   test('a machineType URL ends the operation with INTERNAL_ERROR', async () => {
-    const op = await insertTemplate(t, templateBody('mt-url', { machineType: 'zones/us-central1-a/machineTypes/e2-medium' }));
+    const op = await insert(templateBody('mt-url', { machineType: 'zones/us-central1-a/machineTypes/e2-medium' }));
     assert.equal(op.status, 'DONE');
     assert.equal(op.error.errors[0].code, 'INTERNAL_ERROR');
     assert.ok(op.httpErrorStatusCode >= 400);
   });
 
   test('wait rejects a non-empty body; delete answers an empty body and then 404', async () => {
-    const op = await insertTemplate(t, templateBody('op-del'));
+    const op = await insert(templateBody('op-del'));
     const bad = await t.call(CORA, { method: 'POST', url: `${operationsPath()}/${op.name}/wait`, payload: { x: 1 } });
     assert.equal(bad.statusCode, 400);
-    assertComputeError(await t.call(VIC, { method: 'DELETE', url: `${operationsPath()}/${op.name}` }), 403, 'forbidden', /compute\.regionOperations\.delete/);
+    assertComputeError(await t.call(VIC, { method: 'DELETE', url: `${operationsPath()}/${op.name}` }), 403, 'forbidden', new RegExp(s.operationPermission('delete').replaceAll('.', '\\.')));
     const del = await t.call(CORA, { method: 'DELETE', url: `${operationsPath()}/${op.name}` });
     assert.equal(del.statusCode, 204);
     assert.equal(del.body, '');
-    assertComputeError(await t.call(CORA, { method: 'GET', url: `${operationsPath()}/${op.name}` }), 404, 'notFound', `The resource 'projects/${P}/regions/${REGION}/operations/${op.name}' was not found`);
+    assertComputeError(await t.call(CORA, { method: 'GET', url: `${operationsPath()}/${op.name}` }), 404, 'notFound', `The resource '${s.scopePath()}/operations/${op.name}' was not found`);
     assertComputeError(await t.call(CORA, { method: 'GET', url: `${operationsPath()}/operation-Bad` }), 400, 'invalidParameter');
   });
 
   test('finished operations are kept for the retention period, then 404', async () => {
-    const op = await insertTemplate(t, templateBody('op-old'));
+    const op = await insert(templateBody('op-old'));
     await advanceClock(t, 31 * 24 * 3600);
     await t.twin.worker.tick();
     await (t.twin as any).compute.purgeForgottenOperations();
@@ -149,17 +154,20 @@ describe('aggregated lists, images and regions', () => {
     t = await startTestTwin({ world: computeWorld });
     await insertTemplate(t, templateBody('agg-1'));
     await insertTemplate(t, templateBody('agg-2', { networkInterfaces: [{ subnetwork: 'regions/europe-west1/subnetworks/sub-eu' }] }), { region: 'europe-west1' });
+    // a global template of the same name as a regional one: another collection
+    await insertTemplate(t, templateBody('agg-1'), { scope: GLOBAL_SCOPE });
   });
   after(() => t.close());
 
-  test('aggregated instanceTemplates: items keyed by scope, a warning for empty scopes, gcloud region filter', async () => {
+  test('aggregated instanceTemplates: items keyed by scope (global too), a warning for empty scopes, gcloud region filter', async () => {
     const res = await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/aggregated/instanceTemplates?includeAllScopes=True&maxResults=500&returnPartialSuccess=True` });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.kind, 'compute#instanceTemplateAggregatedList');
     assert.deepEqual(body.items['regions/us-central1'].instanceTemplates.map((x: any) => x.name), ['agg-1']);
     assert.deepEqual(body.items['regions/europe-west1'].instanceTemplates.map((x: any) => x.name), ['agg-2']);
-    assert.equal(body.items.global.warning.code, 'NO_RESULTS_ON_PAGE');
+    assert.deepEqual(body.items.global.instanceTemplates.map((x: any) => [x.name, x.selfLink]), [['agg-1', `${LINK}projects/${P}/global/instanceTemplates/agg-1`]]);
+    assert.equal(body.items['regions/asia-east1'].warning.code, 'NO_RESULTS_ON_PAGE');
     assert.deepEqual(body.items['regions/us-east1'].warning.data, [{ key: 'scope', value: 'regions/us-east1' }]);
     const filter = encodeURIComponent('region eq ".*\\bus\\-central1\\b.*"');
     const f = (await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/aggregated/instanceTemplates?filter=${filter}` })).json();
@@ -175,6 +183,11 @@ describe('aggregated lists, images and regions', () => {
     assert.equal(body.kind, 'compute#operationAggregatedList');
     assert.equal(body.items['regions/us-central1'].operations.length, 1);
     assert.equal(body.items['regions/europe-west1'].warning.code, 'NO_RESULTS_ON_PAGE');
+    assert.equal(body.items.global.warning.code, 'NO_RESULTS_ON_PAGE');
+    // unfiltered: the global scope holds the global template's operation (no region field)
+    const all = (await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/aggregated/operations` })).json();
+    assert.deepEqual(all.items.global.operations.map((o: any) => [o.operationType, o.region, o.targetLink]), [['insert', undefined, `${LINK}projects/${P}/global/instanceTemplates/agg-1`]]);
+    assert.equal(all.items['regions/europe-west1'].operations.length, 1);
   });
 
   test('images: public families for everybody authenticated, world images with compute.images.get', async () => {

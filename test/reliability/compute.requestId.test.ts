@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type Cloudtwin, createCloudtwin } from '../../src/server.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
-import { CORA, computeWorld, templateBody, templatePath, templatesPath } from '../http/compute.helpers.ts';
+import { CORA, TEMPLATE_SCOPES, computeWorld, templateBody } from '../http/compute.helpers.ts';
 
 describe(`compute requestId across instances on ${TEST_STORE}`, () => {
   let db: TestDatabase;
@@ -29,16 +29,16 @@ describe(`compute requestId across instances on ${TEST_STORE}`, () => {
     await db?.drop();
   });
 
-  test('16 concurrent repeats: one operation, one template; a different body with the same requestId changes nothing', async () => {
-    const rid = '5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d';
+  for (const [n, s] of TEMPLATE_SCOPES.entries()) test(`${s.label}: 16 concurrent repeats: one operation, one template; a different body with the same requestId changes nothing`, async () => {
+    const rid = `5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1${n}`;
     const send = (i: number, name: string) =>
-      twins[i % twins.length].app.inject({ method: 'POST', url: `${templatesPath()}?requestId=${rid}`, payload: templateBody(name), headers: { authorization: `Bearer ${token}` } });
+      twins[i % twins.length].app.inject({ method: 'POST', url: `${s.templatesPath()}?requestId=${rid}`, payload: templateBody(name), headers: { authorization: `Bearer ${token}` } });
     const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => send(i, 'rid-multi')));
     for (const a of answers) assert.equal(a.statusCode, 200, a.body);
     assert.equal(new Set(answers.map((a) => a.json().name)).size, 1);
     const other = await send(1, 'rid-other');
     assert.equal(other.json().name, answers[0].json().name);
-    const get = (name: string) => twins[0].app.inject({ method: 'GET', url: templatePath(name), headers: { authorization: `Bearer ${token}` } });
+    const get = (name: string) => twins[0].app.inject({ method: 'GET', url: s.templatePath(name), headers: { authorization: `Bearer ${token}` } });
     assert.equal((await get('rid-multi')).statusCode, 200);
     assert.equal((await get('rid-other')).statusCode, 404);
   });

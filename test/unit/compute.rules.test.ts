@@ -283,16 +283,23 @@ describe('validateInsertBody: every enum holds its real values', () => {
   }
 });
 
-describe('validateInsertBody: one row per rule', () => {
-  for (const [rule, mutate, location, fragment] of rows) {
-    test(rule, () => {
-      const { errors } = errorsOf(mutate, 'us-central1');
-      const hit = errors.find((e) => e.location === location && e.message.includes(fragment));
-      assert.ok(hit, `no error at ${location} with ${fragment}; got ${JSON.stringify(errors)}`);
-      assert.equal(hit.reason, fragment.startsWith('Required field') ? 'required' : 'invalid');
-    });
-  }
-});
+/** Rules about the template's region: a global template has none, so they do not apply to it. */
+const REGION_RULES = new Set(['subnetwork in the region', 'replicaZones in the region']);
+
+// One rules engine, the scope a parameter: every row runs for a regional template (us-central1) and a global one.
+for (const region of ['us-central1', undefined]) {
+  describe(`validateInsertBody: one row per rule (${region ? 'regional' : 'global'})`, () => {
+    for (const [rule, mutate, location, fragment] of rows) {
+      test(rule, () => {
+        const { errors } = errorsOf(mutate, region);
+        const hit = errors.find((e) => e.location === location && e.message.includes(fragment));
+        if (!region && REGION_RULES.has(rule)) return assert.equal(hit, undefined, `a global template has no region: ${JSON.stringify(hit)}`);
+        assert.ok(hit, `no error at ${location} with ${fragment}; got ${JSON.stringify(errors)}`);
+        assert.equal(hit.reason, fragment.startsWith('Required field') ? 'required' : 'invalid');
+      });
+    }
+  });
+}
 
 describe('validateInsertBody: transcoding and shapes', () => {
   test('empty body: resource required', () => {

@@ -1,6 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { aggregatedListInstanceTemplates } from './routes/aggregatedListInstanceTemplates.ts';
 import { aggregatedListOperations } from './routes/aggregatedListOperations.ts';
+import { deleteGlobalOperation } from './routes/deleteGlobalOperation.ts';
+import { deleteInstanceTemplate } from './routes/deleteInstanceTemplate.ts';
+import { getGlobalOperation } from './routes/getGlobalOperation.ts';
+import { getInstanceTemplate } from './routes/getInstanceTemplate.ts';
+import { insertInstanceTemplate } from './routes/insertInstanceTemplate.ts';
+import { listGlobalOperations } from './routes/listGlobalOperations.ts';
+import { listInstanceTemplates } from './routes/listInstanceTemplates.ts';
+import { waitGlobalOperation } from './routes/waitGlobalOperation.ts';
 import { deleteRegionInstanceTemplate } from './routes/deleteRegionInstanceTemplate.ts';
 import { deleteRegionOperation } from './routes/deleteRegionOperation.ts';
 import { getImage } from './routes/getImage.ts';
@@ -17,6 +25,14 @@ import type { ComputeService } from './service.ts';
 /** Mounts the Compute v1 REST surface. */
 export function registerComputeRoutes(app: FastifyInstance, svc: ComputeService): void {
   for (const route of [
+    insertInstanceTemplate,
+    getInstanceTemplate,
+    listInstanceTemplates,
+    deleteInstanceTemplate,
+    getGlobalOperation,
+    listGlobalOperations,
+    deleteGlobalOperation,
+    waitGlobalOperation,
     insertRegionInstanceTemplate,
     getRegionInstanceTemplate,
     listRegionInstanceTemplates,

@@ -5,6 +5,7 @@ import type { Database } from '../../platform/store/schema.ts';
 export interface TemplateRow {
   id: string;
   projectNumber: string;
+  /** Its scope: a region's name, or `global` (see `Scope`). */
   region: string;
   name: string;
   creationMs: number;
@@ -88,7 +89,7 @@ export class ComputeRepository {
     return Number(r.numDeletedRows);
   }
 
-  /** A page of templates of a region (or of every region when `region` is undefined), in the given order. */
+  /** A page of templates of a scope (a region or `global`; every scope when `region` is undefined), in the given order. */
   async templatePage(db: Kysely<Database>, q: { projectNumber: string; region?: string; order: ListOrder; after?: ListCursor; limit: number }): Promise<TemplateRow[]> {
     let query = db.selectFrom('compute_instance_templates').selectAll().where('project_number', '=', q.projectNumber);
     if (q.region !== undefined) query = query.where('region', '=', q.region);
@@ -119,7 +120,7 @@ export class ComputeRepository {
     return Number(r.numAffectedRows ?? 0n) === 1;
   }
 
-  /** An operation of a region by name or numeric id, if the engine still keeps it. */
+  /** An operation of a scope (a region or `global`) by name or numeric id, if the engine still keeps it. */
   async operation(db: Kysely<Database>, projectNumber: string, region: string, nameOrId: string): Promise<OperationIndexRow | undefined> {
     const row = await keptOperations(db)
       .selectAll('compute_operations')

@@ -5,7 +5,7 @@ import type { Database } from '../../platform/store/schema.ts';
 import { ACCELERATOR_TYPES, CUSTOM_MACHINE_TYPE, MACHINE_TYPES, PUBLIC_IMAGES, REGIONS } from './catalogue.ts';
 import { invalidFieldEntry, notFoundEntry } from './errors.ts';
 import type { OperationErrorEntry, TemplateReference } from './instanceTemplate/types.ts';
-import { LINK_BASE } from './names.ts';
+import { LINK_BASE, type Scope, isGlobal } from './names.ts';
 import { type ParsedRef, parseReference, refPath } from './references.ts';
 import type { ComputeWorld, WorldKind } from './world.ts';
 
@@ -23,8 +23,19 @@ export const REFERENCE_COLLECTION: Partial<Record<TemplateReference['kind'], { c
 export interface TemplateScope {
   projectId: string;
   projectNumber: string;
-  region: string;
+  /** The template's region, or `global`. */
+  scope: Scope;
 }
+
+const ALL_ZONES: readonly string[] = [...REGIONS.values()].flat().sort();
+const ALL_REGIONS: readonly string[] = [...REGIONS.keys()].sort();
+
+/** The zones a template's zonal references may name: its region's, or every zone for a global template. */
+export const zonesOf = (scope: Scope): readonly string[] => (isGlobal(scope) ? ALL_ZONES : (REGIONS.get(scope) ?? []));
+/** The regions a template's regional references may name: its own, or every region for a global template. */
+const regionsOf = (scope: Scope): readonly string[] => (isGlobal(scope) ? ALL_REGIONS : [scope]);
+/** `in region 'R'` or, for a global template, `in any region`. */
+const whereIn = (scope: Scope) => (isGlobal(scope) ? 'in any region' : `in region '${scope}'`);
 
 export interface Resolution {
   errors: OperationErrorEntry[];
@@ -39,7 +50,8 @@ const isPublicImageProject = (project: string) => PUBLIC_IMAGES.has(project);
 export function parseTemplateRef(ref: TemplateReference, scope: TemplateScope): ParsedRef | undefined {
   const spec = REFERENCE_COLLECTION[ref.kind];
   if (!spec) return undefined;
-  const def = spec.scope === 'global' ? 'global' : spec.scope === 'region' ? `regions/${scope.region}` : `zones/*`;
+  // A global template has no region to default to: a regional reference must name its region.
+  const def = spec.scope === 'global' || (spec.scope === 'region' && isGlobal(scope.scope)) ? 'global' : spec.scope === 'region' ? `regions/${scope.scope}` : `zones/*`;
   return parseReference(ref.value, spec.collection, { project: scope.projectId, scope: def });
 }
 
@@ -182,7 +194,7 @@ export class TemplateResolver {
   }
 
   get #zones(): readonly string[] {
-    return REGIONS.get(this.#scope.region) ?? [];
+    return zonesOf(this.#scope.scope);
   }
 
   async resolve(body: Record<string, any>, refs: readonly TemplateReference[]): Promise<Resolution> {
@@ -216,13 +228,13 @@ export class TemplateResolver {
     let subnet: Record<string, any> | undefined;
     let subnetRef: ParsedRef | undefined;
     if (typeof nic.subnetwork === 'string' && nic.subnetwork) {
-      subnetRef = parseReference(nic.subnetwork, 'subnetworks', { project: s.projectId, scope: `regions/${s.region}` });
+      subnetRef = parseReference(nic.subnetwork, 'subnetworks', { project: s.projectId, scope: isGlobal(s.scope) ? 'global' : `regions/${s.scope}` });
       if (!subnetRef || !subnetRef.scope.startsWith('regions/')) return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, 'The URL is malformed.'));
       const pn = await this.#projectNumber(subnetRef.project);
       subnet = pn ? await this.#world.get('subnetwork', pn, subnetRef.scope.slice('regions/'.length), subnetRef.name, this.#db) : undefined;
       if (!subnet) return void this.errors.push(notFoundEntry(refPath(subnetRef), `${loc}.subnetwork`));
-      if (subnetRef.scope !== `regions/${s.region}`) {
-        return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, `The subnetwork must be in the region of the instance template ('${s.region}').`));
+      if (!isGlobal(s.scope) && subnetRef.scope !== `regions/${s.scope}`) {
+        return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, `The subnetwork must be in the region of the instance template ('${s.scope}').`));
       }
       this.links.set(`${loc}.subnetwork`, LINK_BASE + refPath(subnetRef));
     }
@@ -282,10 +294,10 @@ export class TemplateResolver {
   async #natIp(config: Record<string, any>, at: string): Promise<void> {
     if (typeof config.natIP !== 'string' || !config.natIP) return;
     const s = this.#scope;
-    const addresses = await this.#world.all('address', s.projectNumber, [s.region], this.#db);
+    const addresses = await this.#world.all('address', s.projectNumber, regionsOf(s.scope), this.#db);
     const address = addresses.find((a) => a.address === config.natIP);
     if (!address) {
-      return void this.errors.push(invalidFieldEntry(`${at}.natIP`, config.natIP, `The specified external IP address '${config.natIP}' was not found in region '${s.region}'.`));
+      return void this.errors.push(invalidFieldEntry(`${at}.natIP`, config.natIP, `The specified external IP address '${config.natIP}' was not found ${whereIn(s.scope)}.`));
     }
     const tier = address.networkTier ?? 'PREMIUM';
     if ((config.networkTier ?? 'PREMIUM') !== tier) {
@@ -322,7 +334,7 @@ export class TemplateResolver {
   async #worldType(ref: TemplateReference, kind: 'machineType' | 'acceleratorType', what: string): Promise<void> {
     const s = this.#scope;
     if ((await this.#world.all(kind, s.projectNumber, this.#zones, this.#db)).some((m) => m.name === ref.value)) return;
-    this.errors.push(invalidFieldEntry(ref.location, ref.value, `${what} with name '${ref.value}' does not exist in region '${s.region}'.`));
+    this.errors.push(invalidFieldEntry(ref.location, ref.value, `${what} with name '${ref.value}' does not exist ${whereIn(s.scope)}.`));
   }
 
   async #serviceAccount(ref: TemplateReference): Promise<void> {
@@ -334,7 +346,7 @@ export class TemplateResolver {
   /** A world (or public image) resource: it must exist; a full URL is stored as the canonical link. */
   async #resource(ref: TemplateReference, parsed: ParsedRef): Promise<void> {
     const found = await this.#find(ref.kind, parsed);
-    if (!found) return void this.errors.push(notFoundEntry(refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${this.#zones[0] ?? this.#scope.region}` } : parsed), ref.location));
+    if (!found) return void this.errors.push(notFoundEntry(refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${this.#zones[0]}` } : parsed), ref.location));
     if (ref.kind === 'image') this.#checkImageFit(ref.location, found);
     if (FULL_URL.test(ref.value) && parsed.scope !== 'zones/*') this.links.set(ref.location, LINK_BASE + refPath(parsed));
   }
@@ -374,7 +386,7 @@ export class TemplateResolver {
     const worldKind = kind as WorldKind;
     if (r.scope === 'global') return this.#world.get(worldKind, pn, 'global', r.name, this.#db);
     if (r.scope === 'zones/*') {
-      const all = await this.#world.all(worldKind, pn, kind === 'disk' ? [...this.#zones, this.#scope.region] : this.#zones, this.#db);
+      const all = await this.#world.all(worldKind, pn, kind === 'disk' ? [...this.#zones, ...regionsOf(this.#scope.scope)] : this.#zones, this.#db);
       return all.find((x) => x.name === r.name);
     }
     return this.#world.get(worldKind, pn, r.scope.split('/')[1], r.name, this.#db);

@@ -19,24 +19,29 @@ import { validateInsertBody } from './instanceTemplate/validate.ts';
 import {
   IMAGE_PATTERN,
   OPERATION_PATTERN,
-  OPERATION_TYPE,
   PROJECT_PATTERN,
   REGION_PATTERN,
   RESOURCE_PATTERN,
   SERVICE,
+  type Scope,
   type TemplateOperation,
   computeTimestamp,
   defaultServiceAccount,
+  isGlobal,
   operationLink,
   operationName,
-  regionLink,
+  operationPath,
+  operationType,
   regionPath,
+  scopeKey,
+  scopeLink,
+  scopePath,
   templateLink,
   templatePath,
 } from './names.ts';
 import { type PageQuery, decodeCursor, encodeCursor } from './pageToken.ts';
 import type { ComputeRepository, ListCursor, ListOrder, OperationIndexRow, TemplateRow } from './repository.ts';
-import { TemplateResolver, findImage, lookupIn, isPublicReference, parseTemplateRef, REFERENCE_COLLECTION, worldImage } from './resolution.ts';
+import { REFERENCE_COLLECTION, TemplateResolver, type TemplateScope, findImage, isPublicReference, lookupIn, parseTemplateRef, worldImage, zonesOf } from './resolution.ts';
 import { refPath } from './references.ts';
 import type { ComputeWorld } from './world.ts';
 
@@ -70,7 +75,8 @@ interface OperationPayload {
   opId: string;
   projectId: string;
   projectNumber: string;
-  region: string;
+  /** The template's scope: a region, or `global`. */
+  region: Scope;
   templateName: string;
   templateId: string;
   user: string;
@@ -93,10 +99,22 @@ function checkPattern(name: string, value: string, pattern: RegExp): void {
   if (!pattern.test(value)) throw invalidParameter(name, value, pattern);
 }
 
-function checkRegionParams(project: string, region: string): void {
+function checkScopeParams(project: string, scope: Scope): void {
   checkPattern('project', project, PROJECT_PATTERN);
-  checkPattern('region', region, REGION_PATTERN);
+  if (!isGlobal(scope)) checkPattern('region', scope, REGION_PATTERN);
 }
+
+/**
+ * The scope a regional path names: its region. No region is called `global` (the catalogue has
+ * none): answered as an unknown region, so a regional path never reaches the global collection.
+ */
+export function regionScope(project: string, region: string): Scope {
+  if (isGlobal(region)) throw resourceNotFound(regionPath(project, region));
+  return region;
+}
+
+/** The permission of an operation method: `compute.globalOperations.get` or `compute.regionOperations.get`. */
+const operationPermission = (scope: Scope, verb: 'get' | 'list' | 'delete') => `compute.${isGlobal(scope) ? 'global' : 'region'}Operations.${verb}`;
 
 /** Duplicate-key violations of either store (a concurrent repeat of a requestId). */
 function isUniqueViolation(err: unknown): boolean {
@@ -105,8 +123,9 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * Compute v1: regional instance templates and region operations, images and regions as
- * templates need them. No HTTP here: routes parse and shape, this holds the rules.
+ * Compute v1: instance templates and operations, global and regional (one set of rules, the
+ * scope a parameter: a region's name or `global`), images and regions as templates need them.
+ * No HTTP here: routes parse and shape, this holds the rules.
  */
 export class ComputeService {
   readonly #d: ComputeDeps;
@@ -126,9 +145,10 @@ export class ComputeService {
 
   /**
    * Checks `permission` on `path` (below `projects/{project}`): an unknown project answers like a
-   * denied one (no probing which projects exist); then the region must exist.
+   * denied one (no probing which projects exist); then a regional scope's region must exist.
    */
-  async #authorize(principal: Principal, permission: string, project: string, region: string | undefined, path: string): Promise<ProjectRecord> {
+  async #authorize(principal: Principal, permission: string, project: string, scope: Scope | undefined, path: string): Promise<ProjectRecord> {
+    const region = scope === undefined || isGlobal(scope) ? undefined : scope;
     const dir = await this.#d.iam.directory();
     const known = dir.project(project);
     if (!known && principal.superuser) throw resourceNotFound(region ? regionPath(project, region) : `projects/${project}`);
@@ -144,25 +164,25 @@ export class ComputeService {
 
   // ---- instance templates ------------------------------------------------------------------
 
-  async insertTemplate(principal: Principal, project: string, region: string, requestId: string | undefined, body: unknown): Promise<WireOperation> {
-    checkRegionParams(project, region);
+  async insertTemplate(principal: Principal, project: string, scope: Scope, requestId: string | undefined, body: unknown): Promise<WireOperation> {
+    checkScopeParams(project, scope);
     const named = body && typeof body === 'object' && typeof (body as any).name === 'string' ? (body as any).name : '';
-    const p = await this.#authorize(principal, 'compute.instanceTemplates.create', project, region, named ? templatePath(project, region, named) : regionPath(project, region));
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.create', project, scope, named ? templatePath(project, scope, named) : scopePath(project, scope));
     const earlier = await this.#earlierOperation(p, requestId);
     if (earlier) return earlier;
-    const v = validateInsertBody(body, { region });
+    const v = validateInsertBody(body, { region: isGlobal(scope) ? undefined : scope });
     if (v.errors.length) throw fieldErrors(v.errors);
     // The body as Google's JSON layer reads it (JSON names even for `machine_type`, int64 as strings): stored and resolved.
     const resource = v.resource ?? (body as Record<string, unknown>);
     const name = String(resource.name);
-    await this.#checkReferencePermissions(principal, resource, { projectId: p.projectId, projectNumber: p.projectNumber, region });
-    if (await this.#d.repo.templateNameTaken(this.#d.store.db, p.projectNumber, region, name)) {
+    await this.#checkReferencePermissions(principal, resource, { projectId: p.projectId, projectNumber: p.projectNumber, scope });
+    if (await this.#d.repo.templateNameTaken(this.#d.store.db, p.projectNumber, scope, name)) {
       // A concurrent repeat of this requestId may have committed the template since the check above: its operation is the answer.
       const repeated = await this.#earlierOperation(p, requestId);
       if (repeated) return repeated;
-      throw alreadyExists(templatePath(p.projectId, region, name));
+      throw alreadyExists(templatePath(p.projectId, scope, name));
     }
-    return this.#start(principal, 'insert', p, region, name, this.#d.ids.decimal(19), requestId ? requestId.toLowerCase() : null, { body: resource, deferred: v.deferred });
+    return this.#start(principal, 'insert', p, scope, name, this.#d.ids.decimal(19), requestId ? requestId.toLowerCase() : null, { body: resource, deferred: v.deferred });
   }
 
   /** Checks a `requestId` (a UUID other than the zero UUID); answers the operation an earlier request with it started, if any. */
@@ -181,7 +201,7 @@ export class ComputeService {
   }
 
   /** The permissions a template's references imply (`compute.networks.get`, ...): 403 naming the first one missing. */
-  async #checkReferencePermissions(principal: Principal, body: Record<string, unknown>, scope: { projectId: string; projectNumber: string; region: string }): Promise<void> {
+  async #checkReferencePermissions(principal: Principal, body: Record<string, unknown>, scope: TemplateScope): Promise<void> {
     if (principal.superuser) return;
     const dir = await this.#d.iam.directory();
     for (const ref of templateReferences(body)) {
@@ -189,43 +209,43 @@ export class ComputeService {
       const parsed = spec && parseTemplateRef(ref, scope);
       if (!spec || !parsed || isPublicReference(parsed)) continue;
       const target = dir.project(parsed.project);
-      const path = refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${REGIONS.get(scope.region)?.[0] ?? scope.region}` } : parsed);
+      const path = refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${zonesOf(scope.scope)[0]}` } : parsed);
       if (!target || !dir.hasPermission(principal.member, `projects/${target.projectNumber}`, spec.permission)) throw forbidden(spec.permission, path);
     }
   }
 
-  async getTemplate(principal: Principal, project: string, region: string, template: string): Promise<Record<string, unknown>> {
-    checkRegionParams(project, region);
+  async getTemplate(principal: Principal, project: string, scope: Scope, template: string): Promise<Record<string, unknown>> {
+    checkScopeParams(project, scope);
     checkPattern('instanceTemplate', template, RESOURCE_PATTERN);
-    const p = await this.#authorize(principal, 'compute.instanceTemplates.get', project, region, templatePath(project, region, template));
-    const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, region, template);
-    if (!t) throw resourceNotFound(templatePath(project, region, template));
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.get', project, scope, templatePath(project, scope, template));
+    const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, scope, template);
+    if (!t) throw resourceNotFound(templatePath(project, scope, template));
     return t.body;
   }
 
-  async deleteTemplate(principal: Principal, project: string, region: string, template: string, requestId: string | undefined): Promise<WireOperation> {
-    checkRegionParams(project, region);
+  async deleteTemplate(principal: Principal, project: string, scope: Scope, template: string, requestId: string | undefined): Promise<WireOperation> {
+    checkScopeParams(project, scope);
     checkPattern('instanceTemplate', template, RESOURCE_PATTERN);
-    const p = await this.#authorize(principal, 'compute.instanceTemplates.delete', project, region, templatePath(project, region, template));
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.delete', project, scope, templatePath(project, scope, template));
     const earlier = await this.#earlierOperation(p, requestId);
     if (earlier) return earlier;
-    const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, region, template);
-    if (!t) throw resourceNotFound(templatePath(project, region, template));
-    return this.#start(principal, 'delete', p, region, t.name, t.id, requestId ? requestId.toLowerCase() : null, {});
+    const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, scope, template);
+    if (!t) throw resourceNotFound(templatePath(project, scope, template));
+    return this.#start(principal, 'delete', p, scope, t.name, t.id, requestId ? requestId.toLowerCase() : null, {});
   }
 
-  async listTemplates(principal: Principal, project: string, region: string, q: ListParams): Promise<Record<string, unknown>> {
-    checkRegionParams(project, region);
-    const p = await this.#authorize(principal, 'compute.instanceTemplates.list', project, region, regionPath(project, region));
-    const page = await this.#page(q, `templates/${p.projectNumber}/${region}`, (order, after, limit) =>
-      this.#d.repo.templatePage(this.#d.store.db, { projectNumber: p.projectNumber, region, order, after, limit }).then((rows) => rows.map((r) => this.#templateItem(r))),
+  async listTemplates(principal: Principal, project: string, scope: Scope, q: ListParams): Promise<Record<string, unknown>> {
+    checkScopeParams(project, scope);
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.list', project, scope, scopePath(project, scope));
+    const page = await this.#page(q, `templates/${p.projectNumber}/${scope}`, (order, after, limit) =>
+      this.#d.repo.templatePage(this.#d.store.db, { projectNumber: p.projectNumber, region: scope, order, after, limit }).then((rows) => rows.map((r) => this.#templateItem(r))),
     );
     return {
       kind: 'compute#instanceTemplateList',
-      id: `projects/${p.projectId}/regions/${region}/instanceTemplates`,
+      id: `${scopePath(p.projectId, scope)}/instanceTemplates`,
       ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      selfLink: `${regionLink(p.projectId, region)}/instanceTemplates`,
+      selfLink: `${scopeLink(p.projectId, scope)}/instanceTemplates`,
     };
   }
 
@@ -235,66 +255,66 @@ export class ComputeService {
 
   // ---- operations --------------------------------------------------------------------------
 
-  async getOperation(principal: Principal, project: string, region: string, operation: string): Promise<WireOperation> {
-    const { row } = await this.#operationRef(principal, 'compute.regionOperations.get', project, region, operation);
-    return this.#renderByName(row.name, project, region, operation);
+  async getOperation(principal: Principal, project: string, scope: Scope, operation: string): Promise<WireOperation> {
+    const { row } = await this.#operationRef(principal, 'get', project, scope, operation);
+    return this.#renderByName(row.name, project, scope, operation);
   }
 
-  async deleteOperation(principal: Principal, project: string, region: string, operation: string): Promise<void> {
-    const { row } = await this.#operationRef(principal, 'compute.regionOperations.delete', project, region, operation);
+  async deleteOperation(principal: Principal, project: string, scope: Scope, operation: string): Promise<void> {
+    const { row } = await this.#operationRef(principal, 'delete', project, scope, operation);
     await this.#d.operations.delete(row.name);
     await this.#d.repo.forgetOperation(this.#d.store.db, row.name);
   }
 
   /** Blocks until the operation is DONE or the wait deadline passes; answers it as it then stands. */
-  async waitOperation(principal: Principal, project: string, region: string, operation: string, signal?: AbortSignal): Promise<WireOperation> {
-    const { row } = await this.#operationRef(principal, 'compute.regionOperations.get', project, region, operation);
+  async waitOperation(principal: Principal, project: string, scope: Scope, operation: string, signal?: AbortSignal): Promise<WireOperation> {
+    const { row } = await this.#operationRef(principal, 'get', project, scope, operation);
     const deadline = Date.now() + this.#d.waitTimeoutMs;
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
       const op = await this.#d.operations.get(row.name);
-      if (!op) throw resourceNotFound(`${regionPath(project, region)}/operations/${operation}`);
+      if (!op) throw resourceNotFound(operationPath(project, scope, operation));
       if (op.done || Date.now() >= deadline || signal?.aborted) return this.render(op);
       const due = op.dueAt - this.#d.clock.nowMs();
       await new Promise((r) => setTimeout(r, Math.max(1, Math.min(pause, due > 0 ? due : pause, deadline - Date.now()))));
     }
   }
 
-  async listOperations(principal: Principal, project: string, region: string, q: ListParams): Promise<Record<string, unknown>> {
-    checkRegionParams(project, region);
-    const p = await this.#authorize(principal, 'compute.regionOperations.list', project, region, regionPath(project, region));
-    const page = await this.#page(q, `operations/${p.projectNumber}/${region}`, (order, after, limit) => this.#operationPage(p.projectNumber, region, order, after, limit));
+  async listOperations(principal: Principal, project: string, scope: Scope, q: ListParams): Promise<Record<string, unknown>> {
+    checkScopeParams(project, scope);
+    const p = await this.#authorize(principal, operationPermission(scope, 'list'), project, scope, scopePath(project, scope));
+    const page = await this.#page(q, `operations/${p.projectNumber}/${scope}`, (order, after, limit) => this.#operationPage(p.projectNumber, scope, order, after, limit));
     return {
       kind: 'compute#operationList',
-      id: `projects/${p.projectId}/regions/${region}/operations`,
+      id: `${scopePath(p.projectId, scope)}/operations`,
       ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      selfLink: `${regionLink(p.projectId, region)}/operations`,
+      selfLink: `${scopeLink(p.projectId, scope)}/operations`,
     };
   }
 
-  async #operationPage(projectNumber: string, region: string | undefined, order: ListOrder, after: ListCursor | undefined, limit: number) {
+  async #operationPage(projectNumber: string, region: Scope | undefined, order: ListOrder, after: ListCursor | undefined, limit: number) {
     const rows = await this.#d.repo.operationPage(this.#d.store.db, { projectNumber, region, order, after, limit });
     const out = [];
     for (const r of rows) {
       const op = await this.#d.operations.get(r.name);
-      if (op) out.push({ resource: this.render(op), cursor: { name: { key: r.name, id: r.id }, creation: { key: r.insertMs, id: r.id } } });
+      if (op) out.push({ resource: this.render(op), scope: r.region, cursor: { name: { key: r.name, id: r.id }, creation: { key: r.insertMs, id: r.id } } });
     }
     return out;
   }
 
-  async #operationRef(principal: Principal, permission: string, project: string, region: string, operation: string): Promise<{ p: ProjectRecord; row: OperationIndexRow }> {
-    checkRegionParams(project, region);
+  async #operationRef(principal: Principal, verb: 'get' | 'delete', project: string, scope: Scope, operation: string): Promise<{ p: ProjectRecord; row: OperationIndexRow }> {
+    checkScopeParams(project, scope);
     checkPattern('operation', operation, OPERATION_PATTERN);
-    const path = `${regionPath(project, region)}/operations/${operation}`;
-    const p = await this.#authorize(principal, permission, project, region, path);
-    const row = await this.#d.repo.operation(this.#d.store.db, p.projectNumber, region, operation);
+    const path = operationPath(project, scope, operation);
+    const p = await this.#authorize(principal, operationPermission(scope, verb), project, scope, path);
+    const row = await this.#d.repo.operation(this.#d.store.db, p.projectNumber, scope, operation);
     if (!row) throw resourceNotFound(path);
     return { p, row };
   }
 
-  async #renderByName(name: string, project?: string, region?: string, asked?: string): Promise<WireOperation> {
+  async #renderByName(name: string, project?: string, scope?: Scope, asked?: string): Promise<WireOperation> {
     const op = await this.#d.operations.get(name);
-    if (!op) throw resourceNotFound(`${regionPath(project ?? '-', region ?? '-')}/operations/${asked ?? name}`);
+    if (!op) throw resourceNotFound(operationPath(project ?? '-', scope ?? '-', asked ?? name));
     return this.render(op);
   }
 
@@ -322,7 +342,7 @@ export class ComputeService {
       id: p.opId,
       name: op.name,
       ...(p.requestId ? { clientOperationId: p.requestId } : {}),
-      operationType: OPERATION_TYPE[p.type],
+      operationType: operationType(p.region, p.type),
       targetLink: templateLink(p.projectId, p.region, p.templateName),
       targetId: p.templateId,
       status,
@@ -341,7 +361,7 @@ export class ComputeService {
       }
     }
     out.selfLink = operationLink(p.projectId, p.region, op.name);
-    out.region = regionLink(p.projectId, p.region);
+    if (!isGlobal(p.region)) out.region = scopeLink(p.projectId, p.region);
     return out;
   }
 
@@ -349,7 +369,7 @@ export class ComputeService {
     principal: Principal,
     type: TemplateOperation,
     p: ProjectRecord,
-    region: string,
+    region: Scope,
     templateName: string,
     templateId: string,
     requestId: string | null,
@@ -394,7 +414,7 @@ export class ComputeService {
     if (p.deferred?.length) return { failure: operationFailure(p.deferred) };
     const body = p.body!;
     // Lookups go through the completing transaction: on SQLite a second connection would wait for it forever.
-    const scope = { projectId: p.projectId, projectNumber: p.projectNumber, region: p.region };
+    const scope = { projectId: p.projectId, projectNumber: p.projectNumber, scope: p.region };
     const { errors, links } = await new TemplateResolver(this.#d.world, trx, lookupIn(trx), scope).resolve(body as Record<string, any>, templateReferences(body));
     if (errors.length) return { failure: operationFailure(errors) };
     const now = this.#d.clock.nowMs();
@@ -402,7 +422,7 @@ export class ComputeService {
       id: p.templateId,
       creationTimestamp: computeTimestamp(now),
       selfLink: templateLink(p.projectId, p.region, p.templateName),
-      region: regionLink(p.projectId, p.region),
+      region: isGlobal(p.region) ? undefined : scopeLink(p.projectId, p.region),
       resolvedLinks: links,
       defaultServiceAccount: defaultServiceAccount(p.projectNumber),
     });
@@ -475,21 +495,18 @@ export class ComputeService {
     checkPattern('project', project, PROJECT_PATTERN);
     const p = await this.#authorize(principal, 'compute.instanceTemplates.list', project, undefined, `projects/${project}`);
     return this.#aggregated(q, p, 'instanceTemplates', 'compute#instanceTemplateAggregatedList', async (order, after, limit) =>
-      (await this.#d.repo.templatePage(this.#d.store.db, { projectNumber: p.projectNumber, order, after, limit })).map((r) => ({ ...this.#templateItem(r), region: r.region })),
+      (await this.#d.repo.templatePage(this.#d.store.db, { projectNumber: p.projectNumber, order, after, limit })).map((r) => ({ ...this.#templateItem(r), scope: r.region })),
     );
   }
 
   async aggregatedOperations(principal: Principal, project: string, q: ListParams & { includeAllScopes?: boolean }): Promise<Record<string, unknown>> {
     checkPattern('project', project, PROJECT_PATTERN);
-    const p = await this.#authorize(principal, 'compute.regionOperations.list', project, undefined, `projects/${project}`);
-    return this.#aggregated(q, p, 'operations', 'compute#operationAggregatedList', async (order, after, limit) => {
-      const items = await this.#operationPage(p.projectNumber, undefined, order, after, limit);
-      return items.map((i) => ({ ...i, region: String((i.resource as WireOperation).region).split('/').pop()! }));
-    });
+    const p = await this.#authorize(principal, 'compute.globalOperations.list', project, undefined, `projects/${project}`);
+    return this.#aggregated(q, p, 'operations', 'compute#operationAggregatedList', (order, after, limit) => this.#operationPage(p.projectNumber, undefined, order, after, limit));
   }
 
   /** The aggregatedList shape: `items` keyed `global` and `regions/R`, each with its items or a warning. */
-  async #aggregated<T extends { resource: unknown; region: string; cursor: { name: ListCursor; creation: ListCursor } }>(
+  async #aggregated<T extends { resource: unknown; scope: Scope; cursor: { name: ListCursor; creation: ListCursor } }>(
     q: ListParams,
     p: ProjectRecord,
     field: string,
@@ -499,7 +516,7 @@ export class ComputeService {
     const page = await this.#page(q, `aggregated/${field}/${p.projectNumber}`, fetch);
     const byScope = new Map<string, unknown[]>();
     for (const i of page.items) {
-      const key = `regions/${i.region}`;
+      const key = scopeKey(i.scope);
       if (!byScope.has(key)) byScope.set(key, []);
       byScope.get(key)!.push(i.resource);
     }
@@ -537,7 +554,7 @@ export class ComputeService {
   }
 
   async getRegion(principal: Principal, project: string, region: string): Promise<Record<string, unknown>> {
-    checkRegionParams(project, region);
+    checkScopeParams(project, regionScope(project, region));
     const p = await this.#authorize(principal, 'compute.regions.get', project, region, regionPath(project, region));
     return regionResource(region, p.projectId);
   }

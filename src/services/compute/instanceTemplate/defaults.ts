@@ -274,6 +274,6 @@ export function buildStoredTemplate(body: Record<string, unknown>, ctx: StoredTe
       }),
     };
   }
-  out.region = ctx.region;
+  if (ctx.region !== undefined) out.region = ctx.region;
   return out;
 }

@@ -60,8 +60,8 @@ export interface StoredTemplateContext {
   creationTimestamp: string;
   /** `https://www.googleapis.com/compute/v1/projects/P/regions/R/instanceTemplates/N` */
   selfLink: string;
-  /** `https://www.googleapis.com/compute/v1/projects/P/regions/R` */
-  region: string;
+  /** `https://www.googleapis.com/compute/v1/projects/P/regions/R`; undefined for a global template (which has no `region` field). */
+  region: string | undefined;
   /** Full URLs the service resolved for references (network, subnetwork, ...), keyed by field path. */
   resolvedLinks: ReadonlyMap<string, string>;
   /** `NUMBER-compute@developer.gserviceaccount.com`, for `serviceAccounts[].email = "default"`. */
