@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type Session, loadSession, saveSession } from './api.ts';
+import { ProjectField } from './ProjectField.tsx';
 import { KeysPage } from './pages/Keys.tsx';
+import { NotFoundPage } from './pages/NotFound.tsx';
 import { OperationsPage } from './pages/Operations.tsx';
 import { SearchPage } from './pages/Search.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
@@ -14,14 +16,16 @@ const PAGES = [
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
-function pageFromHash(): PageId {
+/** The page a hash names: the keys page for none, undefined (not found) for one the console does not have. */
+function pageFromHash(): PageId | undefined {
   const id = location.hash.replace(/^#\/?/, '').split('/')[0];
-  return (PAGES.find((p) => p.id === id)?.id ?? 'keys') as PageId;
+  if (!id) return 'keys';
+  return PAGES.find((p) => p.id === id)?.id;
 }
 
 export function App() {
   const [session, setSession] = useState<Session | undefined>(loadSession);
-  const [page, setPage] = useState<PageId>(pageFromHash);
+  const [page, setPage] = useState<PageId | undefined>(pageFromHash);
 
   useEffect(() => {
     const onHash = () => setPage(pageFromHash());
@@ -47,11 +51,8 @@ export function App() {
           ))}
         </nav>
         <div className="who">
-          <label className="project">
-            <span className="label">Project</span>
-            <input value={session.project} onChange={(e) => update({ ...session, project: e.target.value.trim() })} aria-label="Project" />
-          </label>
-          <span title="Signed in as">{session.principal ?? 'access token'}</span>
+          <ProjectField project={session.project} onCommit={(project) => update({ ...session, project })} />
+          <span title="Signed in as">{session.principal ?? 'signed in with an access token'}</span>
           <button type="button" className="secondary" onClick={() => update(undefined)}>
             Sign out
           </button>
@@ -62,6 +63,7 @@ export function App() {
         {page === 'templates' && <TemplatesPage session={session} />}
         {page === 'operations' && <OperationsPage session={session} />}
         {page === 'search' && <SearchPage session={session} />}
+        {page === undefined && <NotFoundPage />}
       </main>
     </div>
   );

@@ -89,6 +89,36 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
   return body as T;
 }
 
+/**
+ * Signing in with a pasted token checks it first: the token must be accepted (a 401 refuses it)
+ * and the project must be one the token can use through at least one of the console's APIs (API
+ * Keys, Service Usage, Compute; the APIs answer an unknown project and a forbidden one alike).
+ */
+export async function verifySignIn(token: string, project: string): Promise<void> {
+  const session: Session = { token, project };
+  const p = encodeURIComponent(project);
+  const probes = [
+    { path: `/v2/projects/${p}/locations/global/keys`, query: { pageSize: 1 } },
+    { path: `/v1/projects/${p}/services`, query: { pageSize: 1 } },
+    { path: `/compute/v1/projects/${p}/regions`, query: { maxResults: 1 } },
+  ];
+  let first: ApiProblem | undefined;
+  for (const probe of probes) {
+    try {
+      await call('GET', probe.path, { query: probe.query, session });
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiProblem)) throw err;
+      if (err.httpCode === 401) throw new SignInProblem(`This access token was refused (expired, revoked or never issued): ${err.message}`);
+      first ??= err;
+    }
+  }
+  throw new SignInProblem(`Project ${project} does not exist, or this token may use none of its APIs (API Keys, Service Usage, Compute): ${first?.message ?? ''}`);
+}
+
+/** Why a sign-in was refused. */
+export class SignInProblem extends Error {}
+
 /** Every entry of a list method: GETs page after page (following `nextPageToken`) and gathers the `field` of each. */
 export async function listAll<T>(path: string, field: string, query: CallOptions['query'] = {}): Promise<T[]> {
   const all: T[] = [];

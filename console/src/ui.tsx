@@ -1,16 +1,21 @@
 import { type ReactNode, useEffect, useRef } from 'react';
 import { ApiProblem } from './api.ts';
 
-/** An API error as the API gave it: status, message, reason, and the fields it names. */
-export function ErrorBox({ error }: { error: unknown }) {
+/**
+ * An API error as the API gave it: status, message, reason. `fieldsShown`: the page shows each field
+ * problem at its field, so the box says how many there are instead of repeating their messages.
+ */
+export function ErrorBox({ error, fieldsShown }: { error: unknown; fieldsShown?: boolean }) {
   if (!error) return null;
   if (error instanceof ApiProblem) {
+    const n = error.fields.length;
+    const message = fieldsShown && n ? `${n === 1 ? 'One field was' : `${n} fields were`} refused: see below.` : error.message;
     return (
       <div className="error" role="alert">
         <strong>
           {[String(error.httpCode), error.status, error.reason].filter(Boolean).join(' · ')}
         </strong>
-        <div className="error-message">{error.message}</div>
+        <div className="error-message">{message}</div>
       </div>
     );
   }
@@ -53,15 +58,47 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   );
 }
 
-/** What a long-running operation is doing, until it is done. */
-export function OperationStatus({ op }: { op: { name: string; done?: boolean; status?: string; progress?: number } | undefined }) {
+/** What a long-running operation is doing; once done, whether it succeeded or failed (never a green "Done" for an error). */
+export function OperationStatus({ op }: { op: { name: string; done?: boolean; status?: string; progress?: number; error?: unknown } | undefined }) {
   if (!op) return null;
   const done = op.done === true || op.status === 'DONE';
+  const failed = done && Boolean(op.error);
+  const state = failed ? 'failed' : done ? 'done' : 'running';
   return (
-    <div className={`operation ${done ? 'done' : 'running'}`} role="status" aria-live="polite">
-      <span className="dot" aria-hidden="true" /> {done ? 'Done' : op.status ?? 'Running'}
-      {typeof op.progress === 'number' ? ` (${op.progress}%)` : ''} · <code>{op.name}</code>
+    <div className={`operation ${state}`} role="status" aria-live="polite">
+      <span className="dot" aria-hidden="true" /> {failed ? 'Failed' : done ? 'Done' : op.status ?? 'Running'}
+      {!done && typeof op.progress === 'number' ? ` (${op.progress}%)` : ''} · <code className="id">{op.name}</code>
     </div>
+  );
+}
+
+/**
+ * Asks before an action that creates or deletes a credential: says what will happen, and acts
+ * only on the button named for the action (Escape, the backdrop and Cancel do nothing).
+ */
+export function Confirm({ title, action, danger, onConfirm, onCancel, children }: { title: string; action: string; danger?: boolean; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
+  return (
+    <Dialog title={title} onClose={onCancel}>
+      <div className="confirm-text">{children}</div>
+      <div className="actions">
+        <button type="button" className={danger ? 'danger-solid' : undefined} onClick={onConfirm}>
+          {action}
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+/** What the last action did ("Created key Copy of First key"), until the next one. */
+export function StatusLine({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p className="status-line" role="status" aria-live="polite">
+      <IdText text={text} />
+    </p>
   );
 }
 
@@ -80,10 +117,35 @@ export function Field({ label, children, hint, error }: { label: string; childre
   );
 }
 
-/** A list as a table: "Loading…" until `rows` is known, `empty` when there are none, else a row per entry under `headers`. */
-export function ListTable<R>({ rows, empty, headers, row }: { rows: readonly R[] | undefined; empty: ReactNode; headers: readonly string[]; row: (r: R) => ReactNode }) {
+/** A UUID (key ids, operation names), kept whole wherever it appears in a sentence. */
+const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i;
+
+/** Text whose UUIDs never break across lines (a browser breaks them at their hyphens). */
+export function IdText({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(UUID).map((part, i) =>
+        i % 2 ? (
+          <span key={i} className="nowrap">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
+
+/**
+ * A list as a table: the error alone when the list could not be read (never an empty state under
+ * an error), "Loading…" until `rows` is known, `empty` when there are none, else a row per entry.
+ */
+export function ListTable<R>({ rows, error, empty, headers, row }: { rows: readonly R[] | undefined; error?: unknown; empty: ReactNode; headers: readonly string[]; row: (r: R) => ReactNode }) {
+  if (error) return <ErrorBox error={error} />;
   if (!rows) return <p>Loading…</p>;
   if (rows.length === 0) return <p className="empty">{empty}</p>;
+  // On a phone each row becomes a card (styles.css), its cells stacked.
   return (
     <div className="table-wrap">
       <table>

@@ -1,29 +1,44 @@
 /// <reference lib="dom" />
 /**
- * The web console in headless chromium, as a person uses it: sign in, keys (create, restrict,
- * show and copy, copy, rotate, delete and restore), a template with a bad field, a search paged
- * through. Screenshots are kept in `test-artifacts/console/`.
+ * The web console in headless chromium, as a person uses it: sign in (a token is checked first),
+ * in the README's world; keys (create, restrict, API targets typed or listed, show and copy,
+ * duplicate, rotate, delete and restore, each credential action confirmed); a template with a bad
+ * field and one whose operation fails; a search paged through; an unknown route. Every page is
+ * photographed at 1280x800 and 390x844 (phone) into `test-artifacts/console/`. One browser serves
+ * the whole suite.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { browserUnavailable, launchChromium } from '../support/browser.ts';
 import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
 import { startTestTwin, type TestTwin } from '../support/twin.ts';
-import { CAROL, DEMO, testWorld } from '../support/world.ts';
+import { ALICE, CI_SA, DEMO, LOOSE, testWorld } from '../support/world.ts';
 import { createKey } from '../http/helpers.ts';
 
 const skip = browserUnavailable();
 const ARTIFACTS = new URL('../../test-artifacts/console/', import.meta.url).pathname;
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+/** The YAML world documents the README applies, in README order. */
+const readmeWorlds = [...README.matchAll(/world:apply[^\n]*<<'YAML'\n([\s\S]*?)\nYAML\n/g)].map((m) => m[1]);
+
+/** A title of one very long word: the cards must wrap it, not overflow. */
+const LONG_WORD = 'Supercalifragilisticexpialidocious'.repeat(5);
 
 /** A small catalogue, so that a search has pages to walk. */
 const media = {
   channels: [{ kind: 'youtube#channel', id: 'UCconsolechannel00000001', snippet: { title: 'Console Channel', description: 'Songs', publishedAt: '2024-01-01T00:00:00Z' } }],
-  videos: Array.from({ length: 12 }, (_, i) => ({
+  videos: [
+    ...Array.from({ length: 12 }, (_, i) => ({ id: `consoleVid${String(i).padStart(2, '0')}`, title: `Music video ${i}`, description: `A music video number ${i}` })),
+    { id: 'consoleLong1', title: LONG_WORD, description: `${LONG_WORD} ${LONG_WORD}` },
+  ].map((v, i) => ({
     kind: 'youtube#video',
-    id: `consoleVid${String(i).padStart(2, '0')}`,
-    snippet: { title: `Music video ${i}`, description: `A music video number ${i}`, channelId: 'UCconsolechannel00000001', channelTitle: 'Console Channel', publishedAt: `2024-02-${String(i + 1).padStart(2, '0')}T00:00:00Z` },
+    id: v.id,
+    snippet: { title: v.title, description: v.description, channelId: 'UCconsolechannel00000001', channelTitle: 'Console Channel', publishedAt: `2024-02-${String(i + 1).padStart(2, '0')}T00:00:00Z` },
     contentDetails: { duration: 'PT3M20S', definition: 'hd', dimension: '2d', caption: 'false', licensedContent: false },
     status: { privacyStatus: 'public', license: 'youtube', embeddable: true },
     statistics: { viewCount: String(1000 - i), likeCount: '10', commentCount: '1' },
@@ -37,14 +52,24 @@ describe('the console in a browser', { skip }, () => {
   let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
+  /** Every API request the page made, as `METHOD path?query`. */
+  const requests: string[] = [];
+
+  const applyYaml = async (yaml: string) => {
+    const res = await t.twin.app.inject({ method: 'POST', url: '/_twin/v1/world:apply', payload: yaml, headers: { authorization: `Bearer ${t.twin.adminToken}`, 'content-type': 'application/yaml' } });
+    assert.equal(res.statusCode, 200, res.body);
+  };
 
   before(async () => {
     ensureConsoleBuilt();
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestTwin({ world: { ...testWorld, media } });
+    // The quick start's world, as a README reader has it when first opening the console.
+    assert.ok(readmeWorlds.length >= 2, 'the README applies its worlds with world:apply heredocs');
+    await applyYaml(readmeWorlds[0]);
     url = (await t.twin.app.listen({ host: '127.0.0.1', port: 0 })) + '/console/';
     chromium = await launchChromium();
-    context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context = await chromium.browser.newContext({ viewport: DESKTOP });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -54,6 +79,10 @@ describe('the console in a browser', { skip }, () => {
       // logged by the browser itself; anything else is the console's own problem.
       if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console error: ${msg.text()}`);
     });
+    page.on('request', (r: Request) => {
+      const u = new URL(r.url());
+      if (!u.pathname.startsWith('/console/')) requests.push(`${r.method()} ${u.pathname}${u.search}`);
+    });
     page.on('dialog', (d) => void d.accept());
   });
   after(async () => {
@@ -61,90 +90,277 @@ describe('the console in a browser', { skip }, () => {
     await t?.close();
   });
 
-  const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+  /** A screenshot at both sizes (back at the desktop size after), and the phone layout fits its screen. */
+  const shots = async (name: string) => {
+    await page.screenshot({ path: `${ARTIFACTS}${name}-1280x800.png`, fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: `${ARTIFACTS}${name}-390x844.png`, fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await page.setViewportSize(DESKTOP);
+    assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than the phone screen`);
+  };
   const row = (keyId: string) => page.locator(`tr[data-key="${keyId}"]`);
   const keyIds = async () => page.locator('tr[data-key]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')!));
+  const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
+  const status = () => page.locator('.status-line');
+  /** How many lines each matching inline element is laid out on. */
+  const lineCounts = (selector: string) => page.locator(selector).evaluateAll((els) => els.map((e) => e.getClientRects().length));
+  /** Confirms the credential action a button asks about, checking it asked first. */
+  const confirmAction = async (title: string | RegExp, action: string) => {
+    const d = dialog(title);
+    await d.waitFor();
+    await d.getByRole('button', { name: action, exact: true }).click();
+    await d.waitFor({ state: 'detached' });
+  };
+
+  /** Ids and button labels never broken; a row's actions on one line on a desktop, all in sight. */
+  const assertRowLayout = async () => {
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      for (const n of await lineCounts('tr[data-key] code.id, .status-line .nowrap')) assert.equal(n, 1, `an id wraps at ${size.width}px`);
+      const rows = await page.locator('tr[data-key] .row-actions').evaluateAll((boxes) =>
+        boxes.map((b) => {
+          const buttons = [...b.querySelectorAll('button')].map((x) => x.getBoundingClientRect());
+          // The right edge the buttons must stay within: the screen's, or the list's when it scrolls.
+          const visible = Math.min(document.documentElement.clientWidth, b.closest('.table-wrap')!.getBoundingClientRect().right);
+          return { lines: new Set(buttons.map((r) => Math.round(r.top))).size, tallest: Math.max(...buttons.map((r) => r.height)), lowest: Math.min(...buttons.map((r) => r.height)), past: Math.max(...buttons.map((r) => r.right)) - visible };
+        }),
+      );
+      for (const r of rows) {
+        // A label broken over two lines makes its button taller than the others.
+        assert.ok(r.tallest - r.lowest < 4, `a button label wraps at ${size.width}px`);
+        assert.ok(r.past <= 0, `a button is ${r.past}px out of sight at ${size.width}px`);
+        // On a phone a row is a card whose buttons may flow onto a second line, each whole.
+        if (size === DESKTOP) assert.equal(r.lines, 1, "a row's action buttons wrap on a desktop");
+      }
+    }
+    await page.setViewportSize(DESKTOP);
+  };
+
+  it('refuses a token the APIs refuse, and a project the token cannot use', async () => {
+    await page.goto(url);
+    await shots('00-sign-in');
+    await page.getByLabel('Access token').fill('ya29.not-a-token');
+    await page.getByLabel('Project id').fill(DEMO.projectId);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('alert').getByText(/This access token was refused/).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'API keys' }).count(), 0, 'not signed in');
+
+    await page.getByLabel('Access token').fill(await t.token(ALICE));
+    await page.getByLabel('Project id').fill('no-such-project');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('alert').getByText(/Project no-such-project does not exist, or this token may use none of its APIs/).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'API keys' }).count(), 0, 'not signed in');
+    await shots('01-sign-in-refused');
+
+    // A good token and project sign in; signing out again for the admin-token path.
+    await page.getByLabel('Project id').fill(DEMO.projectId);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+  });
 
   it('signs in with the admin token as a principal of the world', async () => {
-    await page.goto(url);
     await page.getByLabel('Admin token').fill(t.twin.adminToken);
     await page.getByRole('button', { name: 'Load principals' }).click();
-    await shot('00-principals');
-    await page.locator('select[name=principal]').selectOption(CAROL);
+    await page.locator('select[name=principal]').selectOption(ALICE);
     await page.locator('select[name=project]').selectOption(DEMO.projectId);
-    await shot('01-sign-in');
+    await shots('02-principals');
     await page.getByRole('button', { name: /^Sign in as/ }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByText(`No keys in ${DEMO.projectId}.`).waitFor();
+    await shots('03-keys-empty');
   });
 
-  it('creates a key and shows its string', async () => {
+  it("opens Create key in the README's world with the project's APIs listed, no error", async () => {
     await page.getByRole('button', { name: 'Create key' }).click();
-    await page.getByLabel('Display name').fill('Browser key');
-    await page.getByRole('button', { name: 'Create key' }).last().click();
-    const keyString = await page.getByLabel('Key string').inputValue();
+    const d = dialog('Create API key');
+    await d.getByRole('checkbox', { name: /apikeys\.googleapis\.com/ }).waitFor();
+    assert.equal(await d.getByRole('alert').count(), 0, 'no error in the dialog');
+    assert.equal(await d.getByTestId('services-unreadable').count(), 0);
+    await shots('04-create-key');
+  });
+
+  it('flags a service account that is not an e-mail as the user types', async () => {
+    const d = dialog('Create API key');
+    await d.getByLabel(/^Service account/).fill('ci-robot');
+    await d.getByText(/Not an e-mail address/).waitFor();
+    assert.equal(await d.getByRole('button', { name: 'Create key' }).isDisabled(), true);
+    await d.getByLabel(/^Service account/).fill(CI_SA);
+    assert.equal(await d.getByText(/Not an e-mail address/).count(), 0);
+    await d.getByLabel(/^Service account/).fill('');
+  });
+
+  it('shows an error of the API once: in the dialog, not again behind it', async () => {
+    const d = dialog('Create API key');
+    await d.getByLabel('Display name').fill('Bound key');
+    await d.getByLabel(/^Service account/).fill(CI_SA);
+    await d.getByRole('button', { name: 'Create key' }).click();
+    // demo-project's organization enforces the constraint that forbids bound keys.
+    await d.getByRole('alert').getByText(/organization policy/).waitFor();
+    assert.equal(await page.getByRole('alert').count(), 1, 'the error is shown once');
+    assert.equal(await page.locator('.operation').count(), 0, 'no operation status behind the dialog');
+    await d.getByLabel(/^Service account/).fill('');
+  });
+
+  it('creates a key, says so, and shows its string in a dialog named for it', async () => {
+    const d = dialog('Create API key');
+    await d.getByLabel('Display name').fill('Browser key');
+    await d.getByRole('button', { name: 'Create key' }).click();
+    const shown = dialog('Key string of Browser key');
+    const keyString = await shown.getByLabel('Key string', { exact: true }).inputValue();
     assert.match(keyString, /^AIza[0-9A-Za-z_-]{35}$/);
-    await shot('02-created');
+    await shots('05-key-string');
     await page.keyboard.press('Escape');
+    await status().getByText('Created key Browser key').waitFor();
     assert.equal((await keyIds()).length, 1);
   });
 
-  it('restricts it to a referrer; a bad pattern is refused inline by the server rules', async () => {
+  it('restricts it to referrers; a bad pattern is refused inline by the server rules', async () => {
     const [id] = await keyIds();
     await row(id).getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Websites').check();
     await page.getByLabel(/allowed referrers/).fill('exa*mple.com/*');
     await page.getByText(/line 1: Invalid referrer pattern/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Save' }).isDisabled(), true);
-    await shot('03-invalid-referrer');
+    await shots('06-invalid-referrer');
     await page.getByLabel(/allowed referrers/).fill('example.com/*\n*.example.com/*');
     await page.getByRole('button', { name: 'Save' }).click();
-    await row(id).getByText('websites (2)').waitFor();
+    await row(id).getByText('Websites (2)').waitFor();
+    await status().getByText('Updated key Browser key').waitFor();
+  });
+
+  it('edit shows every API target of a key, also one not in the services list, and removes it', async () => {
+    await createKey(t, { keyId: 'translate-only', body: { displayName: 'Translate key', restrictions: { apiTargets: [{ service: 'translate.googleapis.com', methods: ['Get*'] }] } } });
+    await page.getByRole('link', { name: 'Instance templates' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await row('translate-only').getByText('APIs (1): translate.googleapis.com').waitFor();
+    await row('translate-only').getByRole('button', { name: 'Edit' }).click();
+    const d = dialog('Edit key Translate key');
+    const target = d.getByRole('checkbox', { name: /translate\.googleapis\.com/ });
+    await target.waitFor();
+    assert.equal(await target.isChecked(), true);
+    assert.equal(await d.getByLabel('Methods of translate.googleapis.com').inputValue(), 'Get*');
+    await d.getByRole('checkbox', { name: /apikeys\.googleapis\.com/ }).waitFor(); // the listed ones too
+    await shots('07-edit-targets');
+    await target.uncheck();
+    await d.getByRole('button', { name: 'Save' }).click();
+    await row('translate-only').getByText('Unrestricted').waitFor();
   });
 
   it('shows the key string and copies it to the clipboard', async () => {
-    const [id] = await keyIds();
+    const id = (await keyIds()).find((k) => k !== 'translate-only')!;
     await row(id).getByRole('button', { name: 'Show key' }).click();
-    const shown = await page.getByLabel('Key string').inputValue();
+    const shown = await page.getByLabel('Key string', { exact: true }).inputValue();
     await page.getByRole('button', { name: 'Copy to clipboard' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shown);
     await page.keyboard.press('Escape');
   });
 
-  it('copies a key: a new key with the same restrictions', async () => {
-    const [id] = await keyIds();
-    await row(id).getByRole('button', { name: 'Copy', exact: true }).click();
-    await page.getByText('Copy of Browser key').waitFor();
+  it('duplicates a key only once confirmed, and says what it created', async () => {
+    const id = (await keyIds()).find((k) => k !== 'translate-only')!;
+    const before = await keyIds();
+    await row(id).getByRole('button', { name: 'Duplicate key' }).click();
+    await dialog('Duplicate key Browser key?').getByText(/creates a new, live key/).waitFor();
+    await shots('08-confirm-duplicate');
+    await dialog('Duplicate key Browser key?').getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(await keyIds(), before, 'cancel creates nothing');
+    await row(id).getByRole('button', { name: 'Duplicate key' }).click();
+    await confirmAction('Duplicate key Browser key?', 'Create duplicate');
+    await status().getByText('Created key Copy of Browser key').waitFor();
     const ids = await keyIds();
-    assert.equal(ids.length, 2);
-    const copy = ids.find((k) => k !== id)!;
-    await row(copy).getByText('websites (2)').waitFor();
+    assert.equal(ids.length, before.length + 1);
+    const copy = ids.find((k) => !before.includes(k))!;
+    await row(copy).getByText('Websites (2)').waitFor();
   });
 
-  it('rotates a key, then finishes the rotation (the old key is deleted)', async () => {
+  it('rotates a key, then finishes the rotation (the old key is deleted), each confirmed', async () => {
     const before = await keyIds();
     const old = before[before.length - 1];
     await row(old).getByRole('button', { name: 'Rotate' }).click();
+    await confirmAction(/^Rotate key /, 'Create new key');
     await row(old).getByText(/^Rotating → /).waitFor();
     const fresh = (await keyIds()).filter((k) => !before.includes(k));
     assert.equal(fresh.length, 1);
-    await row(old).getByText(`Rotating → ${fresh[0]}`).waitFor();
-    await shot('04-rotating');
+    // The replacement's id, shortened in the state column (whole on hover; the key column shows it).
+    assert.equal(await row(old).locator('td.state code.id').getAttribute('title'), fresh[0]);
+    await status().getByText(`Created key ${fresh[0]} to replace`, { exact: false }).waitFor();
+    await shots('09-rotating');
+    await assertRowLayout();
     await row(old).getByRole('button', { name: 'Finish rotation' }).click();
+    await confirmAction(/^Finish rotation of /, 'Delete old key');
     await row(old).waitFor({ state: 'detached' });
+    await status().getByText(/^Deleted key /).waitFor();
     assert.ok((await keyIds()).includes(fresh[0]));
   });
 
-  it('deletes a key and restores it within 30 days', async () => {
-    const [id] = await keyIds();
+  it("never breaks an id or a button label; a row's actions stay on one line on a desktop", assertRowLayout);
+
+  it('deletes a key once confirmed; a deleted key looks deleted and can be restored', async () => {
+    const id = (await keyIds()).find((k) => k !== 'translate-only')!;
     await row(id).getByRole('button', { name: 'Delete' }).click();
+    await confirmAction(/^Delete key /, 'Delete key');
     await row(id).waitFor({ state: 'detached' });
+    await status().getByText(/it can be restored for 30 days/).waitFor();
     await page.getByLabel('Show deleted').check();
     await row(id).getByText(/^Deleted · 29 d 23 h left to restore$/).waitFor();
-    await shot('05-deleted');
+    assert.match(await row(id).getAttribute('class') ?? '', /\bdeleted\b/);
+    assert.match(await row(id).locator('.key-name').evaluate((e) => getComputedStyle(e).textDecorationLine), /line-through/);
+    await shots('10-deleted');
     await row(id).getByRole('button', { name: 'Restore' }).click();
     await row(id).getByText('Active').waitFor();
+    assert.doesNotMatch(await row(id).getAttribute('class') ?? '', /\bdeleted\b/);
+    await page.getByLabel('Show deleted').uncheck();
+  });
+
+  it('loads the Project field on commit, never while typing, never an empty project', async () => {
+    const project = page.getByLabel('Project', { exact: true });
+    const from = requests.length;
+    await project.fill('');
+    await project.pressSequentially(LOOSE.projectId, { delay: 40 });
+    await project.press('Enter');
+    await page.getByText(`No keys in ${LOOSE.projectId}.`).waitFor();
+    const keyLists = requests.slice(from).filter((r) => r.includes('/keys?'));
+    assert.deepEqual(keyLists.map((r) => r.split('?')[0]), [`GET /v2/projects/${LOOSE.projectId}/locations/global/keys`], 'one list, for the whole name');
+    // An emptied field loads nothing and puts the project back when left.
+    await project.fill('');
+    await page.getByRole('heading', { name: 'API keys' }).click();
+    assert.equal(await project.inputValue(), LOOSE.projectId);
+    assert.deepEqual(requests.filter((r) => r.includes('/projects//')), []);
+  });
+
+  it('lets a user type an API target when the services list cannot be read', async () => {
+    // Alice is an API Keys admin of loose-project without the Service Usage viewer role.
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const d = dialog('Create API key');
+    await d.getByTestId('services-unreadable').waitFor();
+    assert.equal(await d.getByRole('alert').count(), 0, 'said as a note, not a red error');
+    await d.getByLabel('Display name').fill('Typed target');
+    const add = d.getByLabel('Add an API by service name');
+    await add.fill('not a service');
+    await d.getByRole('button', { name: 'Add API' }).click();
+    await d.getByText(/Not a service name/).waitFor();
+    await add.fill('translate.googleapis.com');
+    await add.press('Enter');
+    assert.equal(await d.getByRole('checkbox', { name: /translate\.googleapis\.com/ }).isChecked(), true);
+    await shots('11-typed-target');
+    await d.getByRole('button', { name: 'Create key' }).click();
+    await page.keyboard.press('Escape'); // the key string
+    await status().getByText('Created key Typed target').waitFor();
+    await page.locator('tr[data-key]').getByText('APIs (1): translate.googleapis.com').waitFor();
+  });
+
+  it('shows an error in place of a list, never an empty state under it', async () => {
+    const project = page.getByLabel('Project', { exact: true });
+    await project.fill('no-such-project');
+    await project.press('Enter');
+    await page.getByRole('alert').getByText(/no-such-project/).waitFor();
+    assert.equal(await page.getByText(/No keys in/).count(), 0);
+    await shots('12-keys-error');
+    await project.fill(DEMO.projectId);
+    await project.press('Enter');
+    await page.locator('tr[data-key]').first().waitFor();
   });
 
   it('can be driven from the keyboard', async () => {
@@ -165,11 +381,14 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
   });
 
-  it('creates a template with a bad field and shows the error on that field', async () => {
+  it('creates a template with a bad field and shows the error on that field, once', async () => {
+    // The README's Compute section gives Alice the Compute roles.
+    await applyYaml(readmeWorlds.find((w) => w.includes('compute:'))!);
     await page.getByRole('link', { name: 'Instance templates' }).click();
     // The region picker lists what regions.list answers (not a list built into the console).
     await page.locator('select[aria-label="Region"] option[value="europe-west1"], select[aria-label="Region"] option:text-is("europe-west1")').first().waitFor({ state: 'attached' });
     assert.ok((await page.locator('select[aria-label="Region"] option').count()) > 30);
+    await shots('13-templates-empty');
     await page.getByRole('button', { name: 'Create template' }).click();
     const editor = page.getByLabel('Instance template JSON');
     const body = JSON.parse(await editor.inputValue());
@@ -179,15 +398,44 @@ describe('the console in a browser', { skip }, () => {
     const pinned = page.locator('li[data-field="resource.name"]');
     await pinned.waitFor();
     assert.match(await pinned.innerText(), /line 2 · name/);
-    await shot('06-template-error');
+    const message = (await pinned.innerText()).split(': ').slice(1).join(': ');
+    assert.ok(message.length > 10, message);
+    assert.equal(await dialog(/^Create an instance template/).getByText(message, { exact: false }).count(), 1, 'the field error is not repeated in the banner');
+    await shots('14-template-error');
+  });
+
+  it('a template whose operation fails says Failed, not Done', async () => {
+    const editor = page.getByLabel('Instance template JSON');
+    const body = JSON.parse(await editor.inputValue());
+    body.name = 'console-missing-image';
+    body.properties.disks[0].initializeParams.sourceImage = 'projects/debian-cloud/global/images/no-such-image';
+    await editor.fill(JSON.stringify(body, null, 2));
+    await page.getByRole('button', { name: /^Create in / }).click();
+    const op = page.locator('.operation');
+    await op.filter({ hasText: 'Failed' }).waitFor();
+    assert.equal(await page.locator('.operation.done').count(), 0);
+    assert.doesNotMatch(await op.innerText(), /Done|100%/);
+    await page.getByRole('alert').first().waitFor();
+    await shots('15-template-failed');
+
     body.name = 'console-web';
+    body.properties.disks[0].initializeParams.sourceImage = 'projects/debian-cloud/global/images/family/debian-12';
     await editor.fill(JSON.stringify(body, null, 2));
     await page.getByRole('button', { name: /^Create in / }).click();
     await page.locator('tr[data-template="console-web"]').waitFor();
+    await shots('16-templates');
+  });
+
+  it('lists operations with their ids on one line', async () => {
+    await page.getByRole('link', { name: 'Operations' }).click();
+    await page.locator('td code.id').first().waitFor();
+    for (const n of await lineCounts('td code.id')) assert.equal(n, 1, 'an operation id wraps');
+    await shots('17-operations');
   });
 
   it('runs a search and pages through it', async () => {
     await page.getByRole('link', { name: 'Search playground' }).click();
+    await shots('18-search-empty');
     // An API key of the project: its searches are charged to the project's quota, shown beside the form.
     const key = await createKey(t, { keyId: 'playground-key' });
     await page.getByLabel(/^API key/).fill(key.keyString);
@@ -197,26 +445,41 @@ describe('the console in a browser', { skip }, () => {
     await page.locator('.result-card').first().waitFor();
     const first = await page.locator('.result-card .title').allInnerTexts();
     assert.equal(first.length, 5);
+    await page.getByText(/^about 12 results/).waitFor();
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForFunction((prev) => document.querySelector('.result-card .title')?.textContent !== prev, first[0]);
     const second = await page.locator('.result-card .title').allInnerTexts();
     assert.equal(second.filter((x) => first.includes(x)).length, 0);
     // Two searches of 100 units each, from the default 10,000.
     await page.getByText('9800 of 10000 quota units left today').waitFor();
-    await shot('07-search');
+    await shots('19-search');
     await page.getByRole('button', { name: 'Previous page' }).click();
     await page.waitForFunction((prev) => document.querySelector('.result-card .title')?.textContent === prev, first[0]);
     // Unreachable thumbnails (no network) become generated placeholders.
     await page.waitForFunction(() => [...document.querySelectorAll('.result-card img')].every((i) => (i as HTMLImageElement).src.startsWith('data:') || (i as HTMLImageElement).naturalWidth > 0));
   });
 
-  it('fits a phone screen', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole('link', { name: 'API keys' }).click();
-    await page.locator('tr[data-key]').first().waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone screen`);
-    await shot('08-phone');
+  it('says "about 1 result" and wraps a long word inside its card', async () => {
+    await page.getByLabel('q', { exact: true }).fill(LONG_WORD);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByText(/^about 1 result ·/).waitFor();
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      const overflowing = await page.locator('.result-card').evaluateAll((cards) => cards.filter((c) => c.scrollWidth > c.clientWidth || c.getBoundingClientRect().right > document.documentElement.clientWidth).length);
+      assert.equal(overflowing, 0, `a card overflows at ${size.width}px`);
+    }
+    await page.setViewportSize(DESKTOP);
+    await shots('20-search-long-word');
+  });
+
+  it('shows a not-found page for an unknown route', async () => {
+    await page.goto(`${url}#/no-such-page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'API keys' }).count(), 0);
+    await page.getByText('/no-such-page').waitFor();
+    await shots('21-not-found');
+    await page.getByRole('link', { name: 'API keys' }).first().click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
 
   it('logged no errors of its own', () => {

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
-import { validateRestrictions } from '../../../src/services/apikeys/restrictions/validate.ts';
+import { isValidServiceName, validateRestrictions } from '../../../src/services/apikeys/restrictions/validate.ts';
 import type { Restrictions } from '../../../src/services/apikeys/restrictions/types.ts';
 import { validateDisplayName } from '../../../src/services/apikeys/rules.ts';
 import { ApiProblem, type Session, call } from '../api.ts';
@@ -82,6 +82,13 @@ function listProblems(problems: Map<string, string>, field: string): string | un
   return out.length ? out.join('\n') : undefined;
 }
 
+/** A service account is named by its e-mail address; anything else is flagged as the user types. */
+export function serviceAccountProblem(email: string): string | undefined {
+  const s = email.trim();
+  if (!s || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) return undefined;
+  return 'Not an e-mail address: a service account is named by its e-mail, e.g. name@project.iam.gserviceaccount.com.';
+}
+
 /** The services a caller can see (Service Usage), for the API-target picker. */
 function useServices(session: Session) {
   const [services, setServices] = useState<{ name: string; title: string }[]>();
@@ -112,13 +119,14 @@ export function KeyEditor(props: {
   const { services, error: servicesError } = useServices(props.session);
   const bound = Boolean(serviceAccount.trim());
   const problems = useMemo(() => draftProblems(draft, bound), [draft, bound]);
+  const accountProblem = props.creating ? serviceAccountProblem(serviceAccount) : undefined;
   const serverFields = serverError instanceof ApiProblem ? new Map(serverError.fields.map((f) => [f.field.replace(/^key\./, ''), f.message])) : new Map<string, string>();
   const problemOf = (field: string) => problems.get(field) ?? serverFields.get(field);
   const set = (patch: Partial<KeyDraft>) => setDraft((d) => ({ ...d, ...patch }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (problems.size) return;
+    if (problems.size || accountProblem) return;
     setBusy(true);
     setServerError(undefined);
     try {
@@ -140,6 +148,7 @@ export function KeyEditor(props: {
       {props.creating && (
         <Field
           label="Service account (optional: makes a bound key)"
+          error={accountProblem}
           hint="Binding needs the organization policy constraints/iam.managed.disableServiceAccountApiKeyCreation set to not enforced, and a project with an organization."
         >
           <input name="serviceAccount" value={serviceAccount} onChange={(e) => setServiceAccount(e.target.value)} placeholder="name@project.iam.gserviceaccount.com" />
@@ -187,41 +196,7 @@ export function KeyEditor(props: {
       </fieldset>
       <fieldset>
         <legend>API restrictions</legend>
-        {servicesError ? (
-          <p className="note">
-            The API list needs <code>roles/serviceusage.serviceUsageViewer</code> on the project: <ErrorBox error={servicesError} />
-          </p>
-        ) : !services ? (
-          <p className="note">Loading the project's APIs…</p>
-        ) : (
-          <div className="targets">
-            {services.map((s) => (
-              <div key={s.name} className="target">
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={draft.targets.has(s.name)}
-                    onChange={(e) => {
-                      const t = new Map(draft.targets);
-                      if (e.target.checked) t.set(s.name, '');
-                      else t.delete(s.name);
-                      set({ targets: t });
-                    }}
-                  />
-                  {s.title} <code>{s.name}</code>
-                </label>
-                {draft.targets.has(s.name) && (
-                  <input
-                    aria-label={`Methods of ${s.name}`}
-                    placeholder="methods (optional, comma-separated, e.g. Get*)"
-                    value={draft.targets.get(s.name)}
-                    onChange={(e) => set({ targets: new Map(draft.targets).set(s.name, e.target.value) })}
-                  />
-                )}
-              </div>
-            ))}
-          </div>
-        )}
+        <ApiTargets services={services} servicesError={servicesError} targets={draft.targets} onChange={(targets) => set({ targets })} />
         {[...problems].filter(([f]) => f.startsWith('restrictions.api_targets')).map(([f, m]) => (
           <span className="field-error" key={f}>
             {m}
@@ -229,7 +204,7 @@ export function KeyEditor(props: {
         ))}
       </fieldset>
       <div className="actions">
-        <button type="submit" disabled={busy || problems.size > 0}>
+        <button type="submit" disabled={busy || problems.size > 0 || Boolean(accountProblem)}>
           {props.creating ? 'Create key' : 'Save'}
         </button>
         <button type="button" className="secondary" onClick={props.onCancel}>
@@ -237,5 +212,93 @@ export function KeyEditor(props: {
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * The API targets: a checkbox per service of the project's list and per target the key already has
+ * (listed or not: unticking one removes it), and a field to add a service by name (the only way when
+ * the list cannot be read).
+ */
+function ApiTargets({ services, servicesError, targets, onChange }: { services: { name: string; title: string }[] | undefined; servicesError: unknown; targets: Map<string, string>; onChange: (t: Map<string, string>) => void }) {
+  // Services named by the key or typed in, kept on screen when unticked so they can be ticked again.
+  const [extra, setExtra] = useState<string[]>(() => [...targets.keys()]);
+  const [typed, setTyped] = useState('');
+  const [typedProblem, setTypedProblem] = useState<string>();
+  const listed = new Set((services ?? []).map((s) => s.name));
+  const rows = [...(services ?? []), ...extra.filter((n) => !listed.has(n)).map((name) => ({ name, title: '' }))];
+
+  const toggle = (name: string, on: boolean) => {
+    const t = new Map(targets);
+    if (on) t.set(name, t.get(name) ?? '');
+    else t.delete(name);
+    onChange(t);
+  };
+  const add = () => {
+    const name = typed.trim().toLowerCase();
+    if (!isValidServiceName(name)) {
+      setTypedProblem(`Not a service name: use the API's dotted name, e.g. translate.googleapis.com.`);
+      return;
+    }
+    setTypedProblem(undefined);
+    setTyped('');
+    if (!extra.includes(name)) setExtra([...extra, name]);
+    toggle(name, true);
+  };
+
+  return (
+    <>
+      {servicesError ? (
+        <p className="note" data-testid="services-unreadable">
+          The project's API list could not be read ({servicesError instanceof ApiProblem ? servicesError.status || servicesError.httpCode : 'error'}: reading it needs{' '}
+          <code>roles/serviceusage.serviceUsageViewer</code>). Type the service names of the APIs this key may call.
+        </p>
+      ) : !services ? (
+        <p className="note">Loading the project's APIs…</p>
+      ) : null}
+      {rows.length > 0 && (
+        <div className="targets">
+          {rows.map((s) => (
+            <div key={s.name} className="target">
+              <label>
+                <input type="checkbox" checked={targets.has(s.name)} onChange={(e) => toggle(s.name, e.target.checked)} />
+                {s.title ? `${s.title} ` : ''}
+                <code>{s.name}</code>
+                {!listed.has(s.name) && services ? <span className="muted"> (not in the project's list)</span> : null}
+              </label>
+              {targets.has(s.name) && (
+                <input
+                  aria-label={`Methods of ${s.name}`}
+                  placeholder="methods (optional, comma-separated, e.g. Get*)"
+                  value={targets.get(s.name)}
+                  onChange={(e) => onChange(new Map(targets).set(s.name, e.target.value))}
+                />
+              )}
+            </div>
+          ))}
+        </div>
+      )}
+      <div className="add-target">
+        <Field label="Add an API by service name" error={typedProblem}>
+          <input
+            name="addService"
+            value={typed}
+            placeholder="translate.googleapis.com"
+            onChange={(e) => {
+              setTyped(e.target.value);
+              setTypedProblem(undefined);
+            }}
+            onKeyDown={(e) => {
+              if (e.key !== 'Enter') return;
+              e.preventDefault(); // adds the service; does not submit the key
+              add();
+            }}
+          />
+        </Field>
+        <button type="button" className="secondary" onClick={add} disabled={!typed.trim()}>
+          Add API
+        </button>
+      </div>
+    </>
   );
 }

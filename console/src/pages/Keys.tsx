@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type Session, call, listAll, trackOperation, waitForKeyOperation } from '../api.ts';
-import { Dialog, ErrorBox, ListTable, OperationStatus } from '../ui.tsx';
+import { Confirm, Dialog, ErrorBox, ListTable, OperationStatus, StatusLine } from '../ui.tsx';
 import { type KeyDraft, KeyEditor, restrictionsOf } from './KeyEditor.tsx';
 
 interface Key {
@@ -20,16 +20,31 @@ type KeyDraftRestrictions = ReturnType<typeof restrictionsOf>;
 export const ROTATING_TO = 'cloudtwin.dev/rotating-to';
 const RESTORE_WINDOW_MS = 30 * 24 * 3600 * 1000;
 const idOf = (k: Key) => k.name.split('/').pop()!;
+/** How a key is named to a person: its display name, else its id. */
+const labelOf = (k: Key) => k.displayName || idOf(k);
 
-function summary(k: Key): string {
-  const r = k.restrictions ?? {};
+/**
+ * The restrictions in one pattern, "<what the editor calls it> (<how many>)", e.g.
+ * "Websites (2) · APIs (1): translate.googleapis.com".
+ */
+export function summary(r: KeyDraftRestrictions | undefined): string {
   const parts: string[] = [];
-  if (r.browserKeyRestrictions) parts.push(`websites (${r.browserKeyRestrictions.allowedReferrers?.length ?? 0})`);
-  if (r.serverKeyRestrictions) parts.push(`IPs (${r.serverKeyRestrictions.allowedIps?.length ?? 0})`);
-  if (r.androidKeyRestrictions) parts.push(`Android apps (${r.androidKeyRestrictions.allowedApplications?.length ?? 0})`);
-  if (r.iosKeyRestrictions) parts.push(`iOS apps (${r.iosKeyRestrictions.allowedBundleIds?.length ?? 0})`);
-  if (r.apiTargets) parts.push(`APIs: ${r.apiTargets.map((t) => t.service).join(', ')}`);
+  const counted = (label: string, list: readonly unknown[] | undefined) => parts.push(`${label} (${list?.length ?? 0})`);
+  if (r?.browserKeyRestrictions) counted('Websites', r.browserKeyRestrictions.allowedReferrers);
+  if (r?.serverKeyRestrictions) counted('IP addresses', r.serverKeyRestrictions.allowedIps);
+  if (r?.androidKeyRestrictions) counted('Android apps', r.androidKeyRestrictions.allowedApplications);
+  if (r?.iosKeyRestrictions) counted('iOS apps', r.iosKeyRestrictions.allowedBundleIds);
+  if (r?.apiTargets) parts.push(`APIs (${r.apiTargets.length}): ${r.apiTargets.map((t) => t.service).join(', ')}`);
   return parts.length ? parts.join(' · ') : 'Unrestricted';
+}
+
+/** A long key id as its first characters (as a short commit hash is), the whole id on hover: the key column shows it in full. */
+function ShortId({ id }: { id: string }) {
+  return (
+    <code className="id" title={id} data-id={id}>
+      {id.length > 13 ? `${id.slice(0, 8)}…` : id}
+    </code>
+  );
 }
 
 function timeLeft(deleteTime: string, nowMs: number): string {
@@ -52,22 +67,35 @@ function useNow(session: Session): () => number {
   return () => Date.now() + offset;
 }
 
+/** An action on a credential waiting for the user's yes: what it does, and the button that does it. */
+interface Pending {
+  title: string;
+  action: string;
+  danger?: boolean;
+  text: string;
+  act: () => Promise<unknown>;
+}
+
 export function KeysPage({ session }: { session: Session }) {
   const [keys, setKeys] = useState<Key[]>();
   const [showDeleted, setShowDeleted] = useState(false);
   const [error, setError] = useState<unknown>();
+  const [listError, setListError] = useState<unknown>();
   const [op, setOp] = useState<any>();
+  const [status, setStatus] = useState<string>();
+  const [pending, setPending] = useState<Pending>();
   const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; key: Key } | { kind: 'show'; key: Key; keyString?: string; copied?: boolean }>();
   const now = useNow(session);
   const parent = `/v2/projects/${session.project}/locations/global`;
 
   const load = useCallback(async () => {
-    setError(undefined);
     try {
-      setKeys(await listAll<Key>(`${parent}/keys`, 'keys', { showDeleted }));
+      const list = await listAll<Key>(`${parent}/keys`, 'keys', { showDeleted });
+      setListError(undefined);
+      setKeys(list);
     } catch (err) {
-      setKeys([]);
-      setError(err);
+      setKeys(undefined);
+      setListError(err);
     }
   }, [parent, showDeleted]);
 
@@ -75,48 +103,72 @@ export function KeysPage({ session }: { session: Session }) {
     void load();
   }, [load]);
 
-  /** Runs a mutation: shows its operation until done, then reloads the list. */
-  const run = async (what: string, start: () => Promise<any>): Promise<any> => {
+  /**
+   * Runs a mutation: shows its operation until done, reloads the list, then says what was done.
+   * `inDialog`: the dialog that started it shows its error (the page does not repeat it).
+   */
+  const run = async (what: string, start: () => Promise<any>, opts: { inDialog?: boolean } = {}): Promise<any> => {
     setError(undefined);
+    setStatus(undefined);
     try {
       const first = await start();
       trackOperation({ service: 'apikeys', name: first.name, project: session.project, what, startedAt: Date.now() });
       const result = await waitForKeyOperation(first, setOp);
+      setOp(undefined);
       await load();
       return result;
     } catch (err) {
-      setError(err);
+      if (opts.inDialog) setOp(undefined);
+      else setError(err);
       throw err;
     }
   };
+  /** Runs a confirmed action; its error is on the page already. */
+  const quietly = (p: Promise<unknown>) => void p.catch(() => {});
 
-  const create = (draft: KeyDraft, serviceAccountEmail: string, extra: Record<string, unknown> = {}) =>
-    run(`create key ${draft.displayName}`, () =>
+  const create = async (draft: KeyDraft, serviceAccountEmail: string) => {
+    const key = await run(
+      `create key ${draft.displayName}`,
+      () =>
+        call('POST', `${parent}/keys`, {
+          body: { displayName: draft.displayName || undefined, restrictions: restrictionsOf(draft), serviceAccountEmail: serviceAccountEmail || undefined },
+        }),
+      { inDialog: true },
+    );
+    setStatus(`Created key ${labelOf(key)}`);
+    return key;
+  };
+
+  const duplicate = async (k: Key) => {
+    const key = await run(`duplicate key ${idOf(k)}`, () =>
       call('POST', `${parent}/keys`, {
-        body: { displayName: draft.displayName || undefined, restrictions: restrictionsOf(draft), serviceAccountEmail: serviceAccountEmail || undefined, ...extra },
+        body: { displayName: `Copy of ${labelOf(k)}`.slice(0, 63), restrictions: k.restrictions ?? {}, serviceAccountEmail: k.serviceAccountEmail },
       }),
     );
-
-  const copy = (k: Key) =>
-    run(`copy key ${idOf(k)}`, () =>
-      call('POST', `${parent}/keys`, {
-        body: { displayName: `Copy of ${k.displayName ?? idOf(k)}`.slice(0, 63), restrictions: k.restrictions ?? {}, serviceAccountEmail: k.serviceAccountEmail },
-      }),
-    );
+    setStatus(`Created key ${labelOf(key)}`);
+  };
 
   /** A new key with the same restrictions; the old one is marked until the user confirms apps switched over. */
   const rotate = async (k: Key) => {
     const fresh = await run(`rotate key ${idOf(k)}: new key`, () =>
       call('POST', `${parent}/keys`, { body: { displayName: k.displayName, restrictions: k.restrictions ?? {}, serviceAccountEmail: k.serviceAccountEmail } }),
     );
+    const freshId = String(fresh.name).split('/').pop();
     await run(`rotate key ${idOf(k)}: mark`, () =>
-      call('PATCH', `/v2/${k.name}`, { query: { updateMask: 'annotations' }, body: { annotations: { ...(k.annotations ?? {}), [ROTATING_TO]: String(fresh.name).split('/').pop() } } }),
+      call('PATCH', `/v2/${k.name}`, { query: { updateMask: 'annotations' }, body: { annotations: { ...(k.annotations ?? {}), [ROTATING_TO]: freshId } } }),
     );
+    setStatus(`Created key ${freshId} to replace ${labelOf(k)}; finish the rotation once your apps use the new key`);
   };
 
-  const finishRotation = (k: Key) => run(`finish rotation of ${idOf(k)}`, () => call('DELETE', `/v2/${k.name}`, { query: { etag: k.etag } }));
-  const remove = (k: Key) => run(`delete key ${idOf(k)}`, () => call('DELETE', `/v2/${k.name}`, { query: { etag: k.etag } }));
-  const restore = (k: Key) => run(`restore key ${idOf(k)}`, () => call('POST', `/v2/${k.name}:undelete`, { body: {} }));
+  const remove = async (k: Key, what: string) => {
+    await run(`${what} ${idOf(k)}`, () => call('DELETE', `/v2/${k.name}`, { query: { etag: k.etag } }));
+    setStatus(`Deleted key ${labelOf(k)} (${idOf(k)}); it can be restored for 30 days`);
+  };
+
+  const restore = async (k: Key) => {
+    await run(`restore key ${idOf(k)}`, () => call('POST', `/v2/${k.name}:undelete`, { body: {} }));
+    setStatus(`Restored key ${labelOf(k)}`);
+  };
 
   const reveal = async (k: Key) => {
     setDialog({ kind: 'show', key: k });
@@ -139,7 +191,12 @@ export function KeysPage({ session }: { session: Session }) {
     setDialog({ kind: 'show', key: k, keyString: text, copied: true });
   };
 
-  const quietly = (p: Promise<unknown>) => void p.catch(() => {});
+  const ask = (p: Pending) => setPending(p);
+  const confirmed = () => {
+    const p = pending;
+    setPending(undefined);
+    if (p) quietly(p.act());
+  };
 
   return (
     <section aria-labelledby="keys-title">
@@ -153,61 +210,124 @@ export function KeysPage({ session }: { session: Session }) {
         </button>
       </div>
       <OperationStatus op={op} />
+      <StatusLine text={status} />
       <ErrorBox error={error} />
       <ListTable
         rows={keys}
+        error={listError}
         empty={<>No keys in {session.project}.</>}
-        headers={['Name', 'Key id', 'Restrictions', 'Created', 'State', 'Actions']}
+        headers={['Key', 'Restrictions', 'Created', 'State', 'Actions']}
         row={(k) => {
           const rotatingTo = k.annotations?.[ROTATING_TO];
           return (
-            <tr key={k.uid} data-key={idOf(k)}>
-              <td>{k.displayName || <span className="muted">(no name)</span>}</td>
-              <td>
-                <code>{idOf(k)}</code>
+            <tr key={k.uid} data-key={idOf(k)} className={k.deleteTime ? 'deleted' : undefined}>
+              <td className="name">
+                <div className="key-name">{k.displayName || <span className="muted">(no name)</span>}</div>
+                <code className="id">{idOf(k)}</code>
                 {k.serviceAccountEmail ? <div className="muted">bound to {k.serviceAccountEmail}</div> : null}
               </td>
-              <td>{summary(k)}</td>
+              <td>{summary(k.restrictions)}</td>
               <td>{new Date(k.createTime).toLocaleString()}</td>
               <td className="state">
-                {k.deleteTime ? `Deleted · ${timeLeft(k.deleteTime, now())}` : rotatingTo ? `Rotating → ${rotatingTo}` : 'Active'}
-              </td>
-              <td className="row-actions">
                 {k.deleteTime ? (
-                  <button type="button" onClick={() => quietly(restore(k))}>
-                    Restore
-                  </button>
-                ) : (
+                  `Deleted · ${timeLeft(k.deleteTime, now())}`
+                ) : rotatingTo ? (
                   <>
-                    <button type="button" onClick={() => void reveal(k)}>
-                      Show key
-                    </button>
-                    <button type="button" className="secondary" onClick={() => setDialog({ kind: 'edit', key: k })}>
-                      Edit
-                    </button>
-                    <button type="button" className="secondary" onClick={() => quietly(copy(k))}>
-                      Copy
-                    </button>
-                    {rotatingTo ? (
-                      <button type="button" onClick={() => quietly(finishRotation(k))}>
-                        Finish rotation
-                      </button>
-                    ) : (
-                      <button type="button" className="secondary" onClick={() => quietly(rotate(k))}>
-                        Rotate
-                      </button>
-                    )}
-                    <button type="button" className="danger" onClick={() => confirm(`Delete key ${idOf(k)}? It can be restored for 30 days.`) && quietly(remove(k))}>
-                      Delete
-                    </button>
+                    Rotating → <ShortId id={rotatingTo} />
                   </>
+                ) : (
+                  'Active'
                 )}
+              </td>
+              <td>
+                <div className="row-actions">
+                  {k.deleteTime ? (
+                    <button type="button" onClick={() => quietly(restore(k))}>
+                      Restore
+                    </button>
+                  ) : (
+                    <>
+                      <button type="button" onClick={() => void reveal(k)}>
+                        Show key
+                      </button>
+                      <button type="button" className="secondary" onClick={() => setDialog({ kind: 'edit', key: k })}>
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() =>
+                          ask({
+                            title: `Duplicate key ${labelOf(k)}?`,
+                            action: 'Create duplicate',
+                            text: `This creates a new, live key "Copy of ${labelOf(k)}" with its own key string and the same restrictions. ${labelOf(k)} is not changed.`,
+                            act: () => duplicate(k),
+                          })
+                        }
+                      >
+                        Duplicate key
+                      </button>
+                      {rotatingTo ? (
+                        <button
+                          type="button"
+                          className="danger"
+                          onClick={() =>
+                            ask({
+                              title: `Finish rotation of ${labelOf(k)}?`,
+                              action: 'Delete old key',
+                              danger: true,
+                              text: `This deletes the old key ${idOf(k)}: apps still using it stop working. Its replacement ${rotatingTo} stays. The old key can be restored for 30 days.`,
+                              act: () => remove(k, 'finish rotation of'),
+                            })
+                          }
+                        >
+                          Finish rotation
+                        </button>
+                      ) : (
+                        <button
+                          type="button"
+                          className="secondary"
+                          onClick={() =>
+                            ask({
+                              title: `Rotate key ${labelOf(k)}?`,
+                              action: 'Create new key',
+                              text: `This creates a new, live key with the same name and restrictions. ${labelOf(k)} keeps working, marked as rotating, until you finish the rotation (which deletes it).`,
+                              act: () => rotate(k),
+                            })
+                          }
+                        >
+                          Rotate
+                        </button>
+                      )}
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() =>
+                          ask({
+                            title: `Delete key ${labelOf(k)}?`,
+                            action: 'Delete key',
+                            danger: true,
+                            text: `Apps using key ${idOf(k)} stop working at once. It can be restored for 30 days.`,
+                            act: () => remove(k, 'delete key'),
+                          })
+                        }
+                      >
+                        Delete
+                      </button>
+                    </>
+                  )}
+                </div>
               </td>
             </tr>
           );
         }}
       />
 
+      {pending && (
+        <Confirm title={pending.title} action={pending.action} danger={pending.danger} onConfirm={confirmed} onCancel={() => setPending(undefined)}>
+          <p>{pending.text}</p>
+        </Confirm>
+      )}
       {dialog?.kind === 'create' && (
         <Dialog title="Create API key" onClose={() => setDialog(undefined)}>
           <KeyEditor
@@ -222,23 +342,27 @@ export function KeysPage({ session }: { session: Session }) {
         </Dialog>
       )}
       {dialog?.kind === 'edit' && (
-        <Dialog title={`Edit key ${idOf(dialog.key)}`} onClose={() => setDialog(undefined)}>
+        <Dialog title={`Edit key ${labelOf(dialog.key)}`} onClose={() => setDialog(undefined)}>
           <KeyEditor
             session={session}
             creating={false}
             initial={dialog.key}
             onCancel={() => setDialog(undefined)}
             onSubmit={async (draft) => {
-              await run(`update key ${idOf(dialog.key)}`, () =>
-                call('PATCH', `/v2/${dialog.key.name}`, { query: { updateMask: 'displayName,restrictions' }, body: { displayName: draft.displayName, restrictions: restrictionsOf(draft) } }),
+              const updated = await run(
+                `update key ${idOf(dialog.key)}`,
+                () =>
+                  call('PATCH', `/v2/${dialog.key.name}`, { query: { updateMask: 'displayName,restrictions' }, body: { displayName: draft.displayName, restrictions: restrictionsOf(draft) } }),
+                { inDialog: true },
               );
+              setStatus(`Updated key ${labelOf(updated)}`);
               setDialog(undefined);
             }}
           />
         </Dialog>
       )}
       {dialog?.kind === 'show' && (
-        <Dialog title={`Key ${idOf(dialog.key)}`} onClose={() => setDialog(undefined)}>
+        <Dialog title={`Key string of ${labelOf(dialog.key)}`} onClose={() => setDialog(undefined)}>
           {dialog.keyString ? (
             <div className="key-string">
               <input id="key-string" readOnly value={dialog.keyString} aria-label="Key string" onFocus={(e) => e.target.select()} />

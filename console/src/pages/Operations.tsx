@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type Session, call, trackedOperations } from '../api.ts';
-import { ErrorBox, ListTable } from '../ui.tsx';
+import { ErrorBox, IdText, ListTable } from '../ui.tsx';
 
 interface Row {
   service: 'API Keys' | 'Compute';
@@ -68,19 +68,23 @@ export function OperationsPage({ session }: { session: Session }) {
           Refresh
         </button>
       </div>
-      <ErrorBox error={error} />
+      {/* With some rows, the error sits above them; with none, it stands in place of the list (no "No recent operations." under it). */}
+      {rows?.length ? <ErrorBox error={error} /> : null}
       <ListTable
         rows={rows}
+        error={rows?.length ? undefined : error}
         empty="No recent operations."
-        headers={['Service', 'Operation', 'What', 'Status', 'Error', 'Started']}
+        headers={['Service', 'Operation', 'Status', 'Error', 'Started']}
         row={(r) => (
           <tr key={r.name}>
             <td>{r.service}</td>
             <td>
-              <code>{r.name}</code>
+              <div>
+                <IdText text={r.what} />
+              </div>
+              <code className="id scroll">{r.name}</code>
             </td>
-            <td>{r.what}</td>
-            <td>{r.status}</td>
+            <td className={r.error ? 'error-cell' : ''}>{r.error && r.status === 'DONE' ? 'FAILED' : r.status}</td>
             <td className={r.error ? 'error-cell' : ''}>{r.error ?? ''}</td>
             <td>{Number.isFinite(r.time) ? new Date(r.time).toLocaleString() : ''}</td>
           </tr>

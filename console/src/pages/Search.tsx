@@ -46,6 +46,11 @@ function Thumbnail({ item }: { item: any }) {
   return <img src={!url || failed ? placeholder(title, kind) : url} alt="" width={160} height={90} loading="lazy" onError={() => setFailed(true)} />;
 }
 
+/** "about 1 result", "about 1,200 results". */
+export function aboutResults(n: number): string {
+  return `about ${n.toLocaleString('en-US')} ${n === 1 ? 'result' : 'results'}`;
+}
+
 export function SearchPage({ session }: { session: Session }) {
   const [params, setParams] = useState<Record<string, string>>({ part: 'snippet', maxResults: '10', q: '' });
   const [types, setTypes] = useState<Set<string>>(new Set());
@@ -110,8 +115,8 @@ export function SearchPage({ session }: { session: Session }) {
       </div>
       <form className="search-form" onSubmit={submit}>
         <div className="grid">
-          <Field label="API key (else your access token is used)">
-            <input name="key" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="AIza…" autoComplete="off" />
+          <Field label="API key (optional)">
+            <input name="key" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="AIza… (else your access token)" autoComplete="off" />
           </Field>
           <Field label="part">
             <select name="part" value={params.part} onChange={(e) => set('part', e.target.value)}>
@@ -164,7 +169,7 @@ export function SearchPage({ session }: { session: Session }) {
         <div className="results">
           <div className="results-head">
             <span>
-              about {result.pageInfo?.totalResults ?? 0} results · region {result.regionCode}
+              {aboutResults(result.pageInfo?.totalResults ?? 0)} · region {result.regionCode}
             </span>
             <div className="tabs" role="tablist">
               <button type="button" role="tab" aria-selected={view === 'cards'} className={view === 'cards' ? '' : 'secondary'} onClick={() => setView('cards')}>

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type Session, call } from '../api.ts';
+import { type Session, call, verifySignIn } from '../api.ts';
 import { ErrorBox, Field } from '../ui.tsx';
 
 interface WorldDirectory {
@@ -18,10 +18,25 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (s: Session) => void })
   const [world, setWorld] = useState<WorldDirectory>();
   const [principal, setPrincipal] = useState('');
   const [error, setError] = useState<unknown>();
+  const [tokenError, setTokenError] = useState<unknown>();
 
-  const withToken = (e: FormEvent) => {
+  const [checking, setChecking] = useState(false);
+
+  /** Signs in only once the token is accepted and the project is one it can use. */
+  const withToken = async (e: FormEvent) => {
     e.preventDefault();
-    if (token.trim() && project.trim()) onSignedIn({ token: token.trim(), project: project.trim() });
+    const s = { token: token.trim(), project: project.trim() };
+    if (!s.token || !s.project) return;
+    setTokenError(undefined);
+    setChecking(true);
+    try {
+      await verifySignIn(s.token, s.project);
+      onSignedIn(s);
+    } catch (err) {
+      setTokenError(err);
+    } finally {
+      setChecking(false);
+    }
   };
 
   const loadWorld = async (e: FormEvent) => {
@@ -56,9 +71,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (s: Session) => void })
   return (
     <main className="signin">
       <h1>cloudtwin console</h1>
-      <ErrorBox error={error} />
       <section className="card">
         <h2>Act as a principal of the world</h2>
+        <ErrorBox error={error} />
         <form onSubmit={world ? actAs : loadWorld}>
           <Field label="Admin token" hint="Printed at first start; kept in .cloudtwin/admin-token">
             <input type="password" value={adminToken} onChange={(e) => setAdminToken(e.target.value)} autoComplete="off" name="adminToken" />
@@ -90,15 +105,16 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (s: Session) => void })
       </section>
       <section className="card">
         <h2>Use an access token</h2>
-        <form onSubmit={withToken}>
+        <ErrorBox error={tokenError} />
+        <form onSubmit={(e) => void withToken(e)}>
           <Field label="Access token">
             <input type="password" value={token} onChange={(e) => setToken(e.target.value)} autoComplete="off" name="token" />
           </Field>
           <Field label="Project id">
             <input value={project} onChange={(e) => setProject(e.target.value)} name="projectId" />
           </Field>
-          <button type="submit" disabled={!token.trim() || !project.trim()}>
-            Sign in
+          <button type="submit" disabled={checking || !token.trim() || !project.trim()}>
+            {checking ? 'Checking the token…' : 'Sign in'}
           </button>
         </form>
       </section>

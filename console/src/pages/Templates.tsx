@@ -102,7 +102,7 @@ function TemplateEditor({ session, region, onCreated, onCancel }: { session: Ses
   return (
     <div className="template-editor">
       <OperationStatus op={op} />
-      <ErrorBox error={error} />
+      <ErrorBox error={error} fieldsShown={pinned.length > 0} />
       {pinned.length > 0 && (
         <ul className="pinned" aria-label="Problems by field">
           {pinned.map((p, i) => (
@@ -143,18 +143,20 @@ export function TemplatesPage({ session }: { session: Session }) {
   const [regionsError, setRegionsError] = useState<unknown>();
   const [templates, setTemplates] = useState<any[]>();
   const [error, setError] = useState<unknown>();
+  const [listError, setListError] = useState<unknown>();
   const [op, setOp] = useState<any>();
   const [viewing, setViewing] = useState<{ t: any; as: 'summary' | 'json' }>();
   const [creating, setCreating] = useState(false);
   const base = `/compute/v1/projects/${session.project}/regions/${region}/instanceTemplates`;
 
   const load = useCallback(async () => {
-    setError(undefined);
     try {
-      setTemplates(await listAll<any>(base, 'items', { maxResults: 500 }));
+      const list = await listAll<any>(base, 'items', { maxResults: 500 });
+      setListError(undefined);
+      setTemplates(list);
     } catch (err) {
-      setTemplates([]);
-      setError(err);
+      setTemplates(undefined);
+      setListError(err);
     }
   }, [base]);
 
@@ -209,10 +211,12 @@ export function TemplatesPage({ session }: { session: Session }) {
         </button>
       </div>
       <OperationStatus op={op} />
-      <ErrorBox error={regionsError} />
+      {/* An unknown or forbidden project fails both lists: its error is said once, in place of the list. */}
+      <ErrorBox error={listError ? undefined : regionsError} />
       <ErrorBox error={error} />
       <ListTable
         rows={templates}
+        error={listError}
         empty={<>No instance templates in {region}.</>}
         headers={['Name', 'Machine type', 'Created', 'Actions']}
         row={(t) => (
@@ -220,13 +224,15 @@ export function TemplatesPage({ session }: { session: Session }) {
             <td>{t.name}</td>
             <td>{t.properties?.machineType}</td>
             <td>{new Date(t.creationTimestamp).toLocaleString()}</td>
-            <td className="row-actions">
-              <button type="button" className="secondary" onClick={() => setViewing({ t, as: 'summary' })}>
-                View
-              </button>
-              <button type="button" className="danger" onClick={() => void remove(t)}>
-                Delete
-              </button>
+            <td>
+              <div className="row-actions">
+                <button type="button" className="secondary" onClick={() => setViewing({ t, as: 'summary' })}>
+                  View
+                </button>
+                <button type="button" className="danger" onClick={() => void remove(t)}>
+                  Delete
+                </button>
+              </div>
             </td>
           </tr>
         )}
