@@ -33,6 +33,7 @@ import { createMedia, type Media } from './services/media/index.ts';
 import { createServiceUsage } from './services/serviceusage/index.ts';
 import { registerConsole } from './console/plugin.ts';
 import { type Compute, createCompute } from './services/compute/index.ts';
+import { type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -75,7 +76,21 @@ export interface Cloudtwin {
   quota: Quota;
   compute: Compute;
   worker: Worker;
+  /**
+   * Serves the app on one port: REST over HTTP/1.1 and HTTP/2, gRPC over HTTP/2, all over TLS
+   * (ALPN) when `tls` is given. Call it once; `close()` drains it first.
+   */
+  listen(opts: ServeOptions): Promise<Listener>;
   close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  /** PEM certificate chain and private key. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** A connection that sends nothing for this long is closed (default 10 s). */
+  firstBytesTimeoutMs?: number;
 }
 
 const MASTER_KEY_CHECK = 'crypto.masterKeyCheck';
@@ -133,6 +148,8 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
     registerConsole(app);
     const world = new WorldService(store, iam, ids, credentials);
+    /** What the port speaks once `listen` has run (the health endpoint says it). */
+    const serving = { transports: [] as string[] };
     /** Settings other processes (or a snapshot) may have changed: the clock offset and the operations mode. */
     const reloadSharedSettings = async () => {
       await sharedClock.reload();
@@ -145,7 +162,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       await reloadSharedSettings();
     };
     const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
-    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota });
+    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota, serving });
 
     if (opts.worldFile) await world.apply(readWorldFile(opts.worldFile));
 
@@ -162,6 +179,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       opts.workerIntervalMs ?? 100,
       app.log,
     );
+    let listener: Listener | undefined;
     return {
       app,
       store,
@@ -172,7 +190,14 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       quota,
       compute,
       worker,
+      async listen(o) {
+        await app.ready();
+        listener = await listenOnPort(fastifyApplication(app), o);
+        serving.transports = listener.transports;
+        return listener;
+      },
       async close() {
+        await listener?.close();
         await worker.stop();
         await app.close();
         await media.close();

@@ -26,4 +26,6 @@ export interface AdminContext {
   serviceAccountKeys: ServiceAccountKeys;
   operations: OperationEngine;
   quota: Quota;
+  /** The transports the port speaks (empty until the server listens, or when served through `inject`). */
+  serving: { transports: string[] };
 }

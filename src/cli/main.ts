@@ -1,5 +1,8 @@
 import { Command, Option } from 'commander';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { localServerTls } from '../platform/transport/localCa.ts';
 import { registerCatalogCommands } from '../services/media/catalog/cli.ts';
 import { createCloudtwin, DEFAULT_PERMISSIVE_PRINCIPAL, VERSION } from '../server.ts';
 
@@ -22,6 +25,9 @@ program
   .addOption(new Option('--media-path-prefix <prefix>', "path prefix of the media API ({prefix}/v3/search); '' for none").env('CLOUDTWIN_MEDIA_PATH_PREFIX').default('/youtube'))
   .addOption(new Option('--media-service-name <name>', 'service name of the media API in API-key apiTargets and error metadata').env('CLOUDTWIN_MEDIA_SERVICE_NAME').default('youtube.googleapis.com'))
   .addOption(new Option('--media-kind-prefix <prefix>', "prefix of kind values in media answers: media (media#video, the service document's) or youtube (youtube#video, the YouTube Data API's)").choices(['media', 'youtube']).env('CLOUDTWIN_MEDIA_KIND_PREFIX').default('media'))
+  .addOption(new Option('--tls', 'serve HTTPS and gRPC over TLS on the port (a local CA in the data directory issues the certificate unless --tls-cert is given)').env('CLOUDTWIN_TLS'))
+  .addOption(new Option('--tls-cert <file>', 'PEM certificate chain to serve with --tls').env('CLOUDTWIN_TLS_CERT'))
+  .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('CLOUDTWIN_TLS_KEY'))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
   .action(async (o) => {
     const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';
@@ -39,16 +45,16 @@ program
       // Structured logs go to stderr; stdout carries the admin token line and the ready line.
       logger: { level: o.logLevel, stream: process.stderr },
     });
-    const address = await twin.app.listen({ host: o.host, port: o.port });
+    const tls = serverTls(o, inMemory);
+    const listener = await twin.listen({ host: o.host, port: o.port, tls });
     twin.worker.start();
     if (twin.adminTokenGenerated) {
       process.stdout.write(`admin token: ${twin.adminToken}${inMemory ? '' : ` (kept in ${resolve(o.dataDir, 'admin-token')})`}\n`);
     }
-    const port = (twin.app.server.address() as { port: number }).port;
-    const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-    void address;
-    process.stdout.write(`cloudtwin listening on http://${host}:${port}\n`);
-    process.stdout.write(`console at http://${host}:${port}/console/\n`);
+    process.stdout.write(`cloudtwin listening on ${listener.url}\n`);
+    process.stdout.write(`console at ${listener.url}/console/\n`);
+    process.stdout.write(`transports: ${listener.transports.join(', ')} (REST and gRPC on this one port)\n`);
+    if (tls?.caFile) process.stdout.write(`TLS certificate from the local CA ${tls.caFile} (trust it once: NODE_EXTRA_CA_CERTS=${tls.caFile})\n`);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
@@ -60,6 +66,17 @@ program
     // SIGHUP too (the terminal went away): drain rather than die with the data-directory lock held.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   });
+
+/** The certificate `--tls` serves: `--tls-cert`/`--tls-key`, or one from the local CA in the data directory. */
+function serverTls(o: { tls?: boolean | string; tlsCert?: string; tlsKey?: string; dataDir: string; host: string; allowedHost?: string[] }, inMemory: boolean) {
+  const on = (o.tls !== undefined && o.tls !== false && o.tls !== 'false') || o.tlsCert !== undefined;
+  if (!on) return undefined;
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  if (o.tlsCert !== undefined && o.tlsKey !== undefined) return { cert: readFileSync(o.tlsCert), key: readFileSync(o.tlsKey), caFile: undefined };
+  // In memory nothing is kept: the CA lives in a fresh temporary directory, trusted for this run only.
+  const dir = inMemory ? mkdtempSync(join(tmpdir(), 'cloudtwin-tls-')) : resolve(o.dataDir, 'tls');
+  return localServerTls(dir, [o.host, ...(o.allowedHost ?? [])]);
+}
 
 /** `--allowed-host a --allowed-host b`, or `CLOUDTWIN_ALLOWED_HOSTS=a,b`. */
 function collectHosts(v: string, previous: string[] | undefined): string[] {

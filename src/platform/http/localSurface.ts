@@ -53,7 +53,9 @@ export function installLocalSurfaceGuard(app: FastifyInstance, opts: LocalSurfac
     let local = false;
     for (let i = 0; i < prefixes.length && !local; i++) local = url.startsWith(prefixes[i]);
     if (!local) return done();
-    const host = request.headers.host ?? '';
+    // HTTP/2 names the host in `:authority` (browsers send no Host header there).
+    const authority = request.headers[':authority'];
+    const host = request.headers.host ?? (typeof authority === 'string' ? authority : '');
     if (!isOwnHost(hostnameOf(host), allowed)) {
       return done(forbidden(`Host '${hostnameOf(host).slice(0, 100)}' is not one of this server's names; start cloudtwin with --allowed-host to allow it.`));
     }

@@ -1,0 +1,164 @@
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
+import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
+import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
+
+/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+/** The first byte of a TLS record carrying a handshake (a ClientHello). */
+const TLS_HANDSHAKE = 0x16;
+
+/** A handler of one gRPC call: the raw HTTP/2 stream and its request headers. */
+export type GrpcStreamHandler = (stream: ServerHttp2Stream, headers: Record<string, string | string[] | undefined>) => void;
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** PEM certificate chain and key: TLS (ALPN h2 and http/1.1) on the same port; cleartext otherwise. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** A connection that sends nothing for this long is closed (default 10 s). */
+  firstBytesTimeoutMs?: number;
+  /** How long `close()` waits for in-flight requests and calls before it cuts what is left (default 10 s). */
+  drainTimeoutMs?: number;
+}
+
+/** What one port serves. */
+export interface Application {
+  /** The HTTP/1.1 server whose `request` handler answers REST (Fastify's); it is never itself listening. */
+  http1: HttpServer;
+  /** Answers one request that arrived over HTTP/2 with the same handler (Fastify's `routing`). */
+  http2Request: (req: Http2ServerRequest, res: Http2ServerResponse) => void;
+  /** Answers one `application/grpc*` request; absent: gRPC is off (such requests go to `http2Request`). */
+  grpc?: GrpcStreamHandler;
+}
+
+export interface Listener {
+  host: string;
+  port: number;
+  /** `http://HOST:PORT` or `https://HOST:PORT` (IPv6 hosts in brackets). */
+  url: string;
+  /** The transports this port speaks, e.g. `['http/1.1', 'h2c', 'grpc']` or `['https/1.1', 'h2', 'grpc+tls']`. */
+  transports: string[];
+  /** Stops accepting, lets in-flight HTTP/1.1 requests and HTTP/2 streams finish (at most `drainTimeoutMs`), then closes every connection. */
+  close(): Promise<void>;
+}
+
+function isContentTypeGrpc(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith('application/grpc') && (value.length === 16 || value[16] === '+' || value[16] === ';');
+}
+
+/** `PRI * HTTP/2.0...` so far: `yes`, `maybe` (a prefix of it, wait for more), or `no`. */
+function prefaceState(buf: Buffer): 'yes' | 'maybe' | 'no' {
+  const n = Math.min(buf.length, H2_PREFACE.length);
+  if (buf.compare(H2_PREFACE, 0, n, 0, n) !== 0) return 'no';
+  return n === H2_PREFACE.length ? 'yes' : 'maybe';
+}
+
+/**
+ * One port for every transport: a `net` server reads each connection's first bytes and hands the
+ * socket on. A TLS ClientHello (0x16) goes to a TLS server whose ALPN picks `h2` or `http/1.1`;
+ * the HTTP/2 preface (prior knowledge, cleartext) goes to the HTTP/2 server; anything else is
+ * HTTP/1.1. On HTTP/2, `content-type: application/grpc*` goes to the gRPC handler and every other
+ * request (REST, the console, the admin API) to the same routes as HTTP/1.1.
+ */
+export async function listen(appl: Application, opts: ListenOptions): Promise<Listener> {
+  const sockets = new Set<Socket>();
+  const sessions = new Set<Http2Session>();
+  const firstBytesTimeoutMs = opts.firstBytesTimeoutMs ?? 10_000;
+
+  // The HTTP/1.1 server is fed sockets rather than listening: its connection tracking (idle
+  // connections closed on drain, request timeouts) starts on 'listening', so start it here.
+  appl.http1.emit('listening');
+
+  const http2 = createHttp2Server({ maxSessionMemory: 32, settings: { maxConcurrentStreams: 1000 } });
+  http2.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  const grpc = appl.grpc;
+  http2.on('request', (req: Http2ServerRequest, res: Http2ServerResponse) => {
+    if (grpc && isContentTypeGrpc(req.headers['content-type'])) grpc(req.stream, req.headers);
+    else appl.http2Request(req, res);
+  });
+  // A session with no stream for this long is closed, like an idle HTTP/1.1 keep-alive connection.
+  http2.on('session', (session) => session.setTimeout(120_000, () => session.close()));
+
+  const tls = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key, ALPNProtocols: ['h2', 'http/1.1'] }) : undefined;
+  tls?.on('secureConnection', (socket: TLSSocket) => {
+    if (socket.alpnProtocol === 'h2') http2.emit('connection', socket);
+    else appl.http1.emit('connection', socket);
+  });
+  tls?.on('tlsClientError', (_err, socket) => socket.destroy());
+
+  const dispatch = (socket: Socket, head: Buffer) => {
+    socket.pause();
+    socket.unshift(head);
+    if (head[0] === TLS_HANDSHAKE) {
+      if (!tls) return socket.destroy(); // TLS to a cleartext port: nothing sensible to answer
+      tls.emit('connection', socket);
+    } else if (prefaceState(head) === 'yes') {
+      http2.emit('connection', socket);
+    } else {
+      appl.http1.emit('connection', socket);
+      // The HTTP/1.1 server reads with 'data' listeners, which do not resume a paused socket.
+      socket.resume();
+    }
+  };
+
+  const net: NetServer = createNetServer({ noDelay: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const silent = () => socket.destroy();
+    socket.setTimeout(firstBytesTimeoutMs, silent);
+    let head: Buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = head.length ? Buffer.concat([head, chunk]) : chunk;
+      // The preface may arrive split over packets: wait until it is whole, or clearly not it.
+      if (head[0] !== TLS_HANDSHAKE && prefaceState(head) === 'maybe') return;
+      socket.removeListener('data', onData);
+      socket.setTimeout(0);
+      socket.removeListener('timeout', silent);
+      dispatch(socket, head);
+    };
+    socket.on('data', onData);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    net.once('error', reject);
+    net.listen({ host: opts.host, port: opts.port }, () => {
+      net.removeListener('error', reject);
+      resolve();
+    });
+  });
+  const port = (net.address() as { port: number }).port;
+  const hostText = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const transports = opts.tls ? ['https/1.1', 'h2'] : ['http/1.1', 'h2c'];
+  if (grpc) transports.push(opts.tls ? 'grpc+tls' : 'grpc');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // No new connections (its callback would wait for every open connection to end).
+      net.close();
+      // HTTP/2: GOAWAY now; each session ends when its open streams have.
+      for (const session of sessions) session.close();
+      const deadline = Date.now() + (opts.drainTimeoutMs ?? 10_000);
+      while (sockets.size > 0 && Date.now() < deadline) {
+        // HTTP/1.1: a keep-alive connection closes as soon as it has no request running.
+        appl.http1.closeIdleConnections();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const session of sessions) session.destroy(undefined, h2.NGHTTP2_CANCEL);
+      for (const socket of sockets) socket.destroy();
+      // Stops the HTTP/1.1 server's connection checks (it was never listening itself).
+      appl.http1.emit('close');
+    })());
+
+  return { host: opts.host, port, url: `${opts.tls ? 'https' : 'http'}://${hostText}:${port}`, transports, close };
+}
+
+/** The Application of a Fastify app: its HTTP/1.1 server and its router for HTTP/2 requests. */
+export function fastifyApplication(app: { server: HttpServer; routing: (req: IncomingMessage, res: ServerResponse) => void }, grpc?: GrpcStreamHandler): Application {
+  return { http1: app.server, http2Request: (req, res) => app.routing(req as never, res as never), grpc };
+}

@@ -1,0 +1,187 @@
+/**
+ * One port for every transport (src/platform/transport/listener.ts): HTTP/1.1, HTTP/2 with prior
+ * knowledge, TLS with ALPN h2 and http/1.1 from the local CA, a silent connection closed, and
+ * close() draining in-flight requests on both HTTP versions.
+ */
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { localServerTls } from '../../src/platform/transport/localCa.ts';
+import type { Listener } from '../../src/platform/transport/listener.ts';
+import { createCloudtwin } from '../../src/server.ts';
+import { freshDatabase } from '../support/store.ts';
+
+type TestTwin = { close(): Promise<void> };
+
+/** GET over an HTTP/2 session: status, body, and the session's protocol. */
+function h2get(session: ClientHttp2Session, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = session.request({ ':path': path });
+    let status = 0;
+    let body = '';
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.setEncoding('utf8');
+    req.on('data', (d) => (body += d));
+    req.on('end', () => resolve({ status, body }));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function h2close(session: ClientHttp2Session): Promise<void> {
+  return new Promise((resolve) => session.close(() => resolve()));
+}
+
+/** A twin with a slow route (for draining), listening with `tls` or not. */
+async function serve(tls?: { cert: string; key: string }): Promise<{ t: { close(): Promise<void> }; listener: Listener }> {
+  const db = await freshDatabase();
+  const twin = await createCloudtwin({ auth: 'enforce', adminToken: 'test-admin-token', databaseUrl: db.url });
+  twin.app.get('/slow', async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    return { slow: true };
+  });
+  const listener = await twin.listen({ host: '127.0.0.1', port: 0, tls, firstBytesTimeoutMs: 300 });
+  return {
+    listener,
+    t: {
+      async close() {
+        await twin.close();
+        await db.drop();
+      },
+    },
+  };
+}
+
+describe('one port, cleartext: HTTP/1.1 and HTTP/2 with prior knowledge', () => {
+  let t: TestTwin;
+  let listener: Listener;
+  before(async () => ({ t, listener } = await serve()));
+  after(() => t?.close());
+
+  it('serves REST over HTTP/1.1 and h2c alike; health says which transports are on', async () => {
+    const res = await fetch(`${listener.url}/_twin/v1/health`);
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.json()).transports, ['http/1.1', 'h2c', ...listener.transports.slice(2)]);
+    const session = h2connect(listener.url);
+    const h2 = await h2get(session, '/v2/projects/demo-project/locations/global/keys');
+    const h1 = await fetch(`${listener.url}/v2/projects/demo-project/locations/global/keys`);
+    assert.equal(h2.status, 401);
+    assert.equal(h2.status, h1.status);
+    assert.deepEqual(JSON.parse(h2.body), await h1.json());
+    // The admin API and the console's local-surface guard read the host from :authority.
+    assert.equal((await h2get(session, '/_twin/v1/health')).status, 200);
+    await h2close(session);
+  });
+
+  it('takes the HTTP/2 preface split over packets', async () => {
+    const session = h2connect(listener.url, {
+      createConnection: () => {
+        const socket = netConnect(listener.port, '127.0.0.1');
+        // Node's client writes the preface in one go: cut every early write into 3-byte pieces.
+        const write = socket.write.bind(socket) as (chunk: Buffer, ...rest: unknown[]) => boolean;
+        let cut = 2;
+        (socket as { write: unknown }).write = (chunk: Buffer | string, ...rest: unknown[]) => {
+          const b = Buffer.from(chunk as Buffer);
+          if (cut-- <= 0 || b.length < 4) return write(b, ...rest);
+          for (let i = 0; i < b.length - 3; i += 3) write(b.subarray(i, i + 3));
+          return write(b.subarray(b.length - ((b.length - 1) % 3) - 1), ...rest);
+        };
+        return socket;
+      },
+    });
+    assert.equal((await h2get(session, '/_twin/v1/health')).status, 200);
+    await h2close(session);
+  });
+
+  it('closes a connection that sends nothing', async () => {
+    const socket = netConnect(listener.port, '127.0.0.1');
+    const started = Date.now();
+    await new Promise((resolve) => socket.on('close', resolve));
+    assert.ok(Date.now() - started >= 250, 'closed before the timeout');
+  });
+
+  it('drains on close: in-flight HTTP/1.1 requests and HTTP/2 streams finish, new connections are refused', async () => {
+    const { t: t2, listener: l2 } = await serve();
+    const session = h2connect(l2.url);
+    const h1 = fetch(`${l2.url}/slow`).then(async (r) => ({ status: r.status, body: await r.text() }));
+    const h2 = h2get(session, '/slow');
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = t2.close();
+    const [a, b] = await Promise.all([h1, h2]);
+    assert.equal(a.status, 200);
+    assert.equal(b.status, 200);
+    assert.deepEqual(JSON.parse(b.body), { slow: true });
+    await closed;
+    await assert.rejects(fetch(`${l2.url}/_twin/v1/health`));
+    session.destroy();
+  });
+});
+
+describe('one port with TLS: ALPN h2 and http/1.1, the local CA', () => {
+  let dir: string;
+  let t: TestTwin;
+  let listener: Listener;
+  let ca: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cloudtwin-tls-test-'));
+    const tls = localServerTls(join(dir, 'tls'), ['127.0.0.1', 'twin.example.test']);
+    ca = readFileSync(tls.caFile, 'utf8');
+    ({ t, listener } = await serve(tls));
+  });
+  after(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('issues a leaf for localhost, the loopback addresses and the given names, from a CA it keeps (owner-only files)', () => {
+    const again = localServerTls(join(dir, 'tls'), []);
+    assert.equal(readFileSync(again.caFile, 'utf8'), ca, 'the CA is kept across starts');
+    const caCert = new X509Certificate(ca);
+    assert.equal(caCert.ca, true);
+    const leaf = new X509Certificate(localServerTls(join(dir, 'tls'), ['twin.example.test', '10.1.2.3']).cert);
+    assert.equal(leaf.ca, false);
+    assert.ok(leaf.verify(caCert.publicKey));
+    assert.ok(leaf.checkIssued(caCert));
+    for (const host of ['localhost', 'twin.example.test']) assert.equal(leaf.checkHost(host), host);
+    for (const ip of ['127.0.0.1', '::1', '10.1.2.3']) assert.equal(leaf.checkIP(ip), ip);
+    assert.equal(leaf.checkHost('other.example.test'), undefined);
+    for (const f of ['ca.pem', 'ca-key.pem', 'server.pem', 'server-key.pem']) assert.equal(statSync(join(dir, 'tls', f)).mode & 0o777, 0o600, f);
+  });
+
+  it('serves REST over h2 (ALPN) with the CA trusted', async () => {
+    assert.match(listener.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const session = h2connect(listener.url, { ca });
+    const res = await h2get(session, '/_twin/v1/health');
+    assert.equal(res.status, 200);
+    assert.equal(session.alpnProtocol, 'h2');
+    assert.deepEqual(JSON.parse(res.body).transports.slice(0, 2), ['https/1.1', 'h2']);
+    await h2close(session);
+  });
+
+  it('serves REST over https/1.1 (ALPN http/1.1) to the same routes', async () => {
+    const body = await new Promise<{ status: number; text: string; alpn: string | false }>((resolve, reject) => {
+      const req = httpsRequest(`${listener.url}/v2/projects/demo-project/locations/global/keys`, { ca, ALPNProtocols: ['http/1.1'] } as import('node:https').RequestOptions, (res) => {
+        const alpn = (res.socket as import('node:tls').TLSSocket).alpnProtocol ?? false;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text, alpn }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(body.alpn, 'http/1.1');
+    assert.equal(body.status, 401);
+    assert.equal(JSON.parse(body.text).error.status, 'UNAUTHENTICATED');
+  });
+
+  it('refuses a client that does not trust the CA', async () => {
+    await assert.rejects(fetch(`${listener.url}/_twin/v1/health`));
+  });
+});
