@@ -31,8 +31,12 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
-    // The first field, else the first button of the body (the close button comes last in the tab order's interest).
-    const first = ref.current?.querySelector<HTMLElement>('.dialog-body input, .dialog-body textarea, .dialog-body select') ?? ref.current?.querySelector<HTMLElement>('.dialog-body button');
+    // What the body marks (data-autofocus), else the first field, else the first button of the body
+    // (the close button comes last in the tab order's interest).
+    const first =
+      ref.current?.querySelector<HTMLElement>('.dialog-body [data-autofocus]') ??
+      ref.current?.querySelector<HTMLElement>('.dialog-body input, .dialog-body textarea, .dialog-body select') ??
+      ref.current?.querySelector<HTMLElement>('.dialog-body button');
     first?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') onClose();
@@ -73,8 +77,9 @@ export function OperationStatus({ op }: { op: { name: string; done?: boolean; st
 }
 
 /**
- * Asks before an action that creates or deletes a credential: says what will happen, and acts
- * only on the button named for the action (Escape, the backdrop and Cancel do nothing).
+ * Asks before an action that creates or deletes something: says what will happen, and acts only
+ * on the button named for the action (Escape, the backdrop and Cancel do nothing). For a
+ * destructive one (`danger`) Cancel has the focus, so a stray Enter deletes nothing.
  */
 export function Confirm({ title, action, danger, onConfirm, onCancel, children }: { title: string; action: string; danger?: boolean; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
   return (
@@ -84,7 +89,7 @@ export function Confirm({ title, action, danger, onConfirm, onCancel, children }
         <button type="button" className={danger ? 'danger-solid' : undefined} onClick={onConfirm}>
           {action}
         </button>
-        <button type="button" className="secondary" onClick={onCancel}>
+        <button type="button" className="secondary" onClick={onCancel} data-autofocus={danger ? '' : undefined}>
           Cancel
         </button>
       </div>

@@ -83,7 +83,11 @@ describe('the console in a browser', { skip }, () => {
       const u = new URL(r.url());
       if (!u.pathname.startsWith('/console/')) requests.push(`${r.method()} ${u.pathname}${u.search}`);
     });
-    page.on('dialog', (d) => void d.accept());
+    // The console asks in its own dialogs; a browser dialog (alert, confirm) is a problem.
+    page.on('dialog', (d) => {
+      problems.push(`browser dialog: ${d.message()}`);
+      void d.dismiss();
+    });
   });
   after(async () => {
     await chromium?.close();
@@ -357,6 +361,7 @@ describe('the console in a browser', { skip }, () => {
     await project.press('Enter');
     await page.getByRole('alert').getByText(/no-such-project/).waitFor();
     assert.equal(await page.getByText(/No keys in/).count(), 0);
+    assert.equal(await status().count(), 0, "what was done in the other project is not said in this one");
     await shots('12-keys-error');
     await project.fill(DEMO.projectId);
     await project.press('Enter');
@@ -402,6 +407,11 @@ describe('the console in a browser', { skip }, () => {
     assert.ok(message.length > 10, message);
     assert.equal(await dialog(/^Create an instance template/).getByText(message, { exact: false }).count(), 1, 'the field error is not repeated in the banner');
     await shots('14-template-error');
+    // On a phone the editor scrolls sideways: a soft-wrapped line would put the line numbers beside the wrong lines.
+    await page.setViewportSize(PHONE);
+    const [textHeight, gutterHeight] = await page.evaluate(() => [document.querySelector('.editor textarea')!.scrollHeight, document.querySelector('.editor .gutter')!.scrollHeight]);
+    await page.setViewportSize(DESKTOP);
+    assert.ok(textHeight <= gutterHeight + 24, `the template text wraps on a phone (${textHeight}px of text beside ${gutterHeight}px of line numbers)`);
   });
 
   it('a template whose operation fails says Failed, not Done', async () => {
@@ -424,6 +434,19 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('button', { name: /^Create in / }).click();
     await page.locator('tr[data-template="console-web"]').waitFor();
     await shots('16-templates');
+  });
+
+  it('deletes a template once confirmed; a stray Enter cancels', async () => {
+    const template = page.locator('tr[data-template="console-web"]');
+    await template.getByRole('button', { name: 'Delete' }).click();
+    await dialog('Delete instance template console-web?').waitFor();
+    await page.keyboard.press('Enter'); // Cancel has the focus
+    await dialog('Delete instance template console-web?').waitFor({ state: 'detached' });
+    assert.equal(await template.count(), 1);
+    await template.getByRole('button', { name: 'Delete' }).click();
+    await confirmAction('Delete instance template console-web?', 'Delete template');
+    await template.waitFor({ state: 'detached' });
+    await page.getByText('No instance templates in us-central1.').waitFor();
   });
 
   it('lists operations with their ids on one line', async () => {

@@ -102,6 +102,12 @@ export function KeysPage({ session }: { session: Session }) {
   useEffect(() => {
     void load();
   }, [load]);
+  // What was done, and failed, in another project is not news in this one.
+  useEffect(() => {
+    setStatus(undefined);
+    setError(undefined);
+    setOp(undefined);
+  }, [session.project]);
 
   /**
    * Runs a mutation: shows its operation until done, reloads the list, then says what was done.

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiProblem, type Session, call, listAll, trackOperation, waitForComputeOperation } from '../api.ts';
 import { jsonFieldLines, lineOf } from '../jsonPaths.ts';
-import { Dialog, ErrorBox, ListTable, OperationStatus } from '../ui.tsx';
+import { Confirm, Dialog, ErrorBox, ListTable, OperationStatus } from '../ui.tsx';
 
 /** The project's regions as Compute's regions.list gives them (every page), by name. */
 async function listRegions(project: string): Promise<string[]> {
@@ -122,7 +122,7 @@ function TemplateEditor({ session, region, onCreated, onCancel }: { session: Ses
             <li key={i} className={pinned.some((p) => p.line === i + 1) ? 'marked' : undefined} />
           ))}
         </ol>
-        <textarea ref={area} aria-label="Instance template JSON" spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} rows={Math.min(30, text.split('\n').length + 1)} />
+        <textarea ref={area} aria-label="Instance template JSON" spellCheck={false} wrap="off" value={text} onChange={(e) => setText(e.target.value)} rows={Math.min(30, text.split('\n').length + 1)} />
       </div>
       {parseError ? <span className="field-error">Not valid JSON: {parseError}</span> : null}
       <div className="actions">
@@ -180,8 +180,8 @@ export function TemplatesPage({ session }: { session: Session }) {
     };
   }, [session.project]);
 
+  const [deleting, setDeleting] = useState<any>();
   const remove = async (t: any) => {
-    if (!confirm(`Delete instance template ${t.name}?`)) return;
     setError(undefined);
     try {
       const first = await call('DELETE', `${base}/${t.name}`);
@@ -229,7 +229,7 @@ export function TemplatesPage({ session }: { session: Session }) {
                 <button type="button" className="secondary" onClick={() => setViewing({ t, as: 'summary' })}>
                   View
                 </button>
-                <button type="button" className="danger" onClick={() => void remove(t)}>
+                <button type="button" className="danger" onClick={() => setDeleting(t)}>
                   Delete
                 </button>
               </div>
@@ -237,6 +237,20 @@ export function TemplatesPage({ session }: { session: Session }) {
           </tr>
         )}
       />
+      {deleting && (
+        <Confirm
+          title={`Delete instance template ${deleting.name}?`}
+          action="Delete template"
+          danger
+          onCancel={() => setDeleting(undefined)}
+          onConfirm={() => {
+            setDeleting(undefined);
+            void remove(deleting);
+          }}
+        >
+          <p>Instances and groups can no longer be created from it. This cannot be undone.</p>
+        </Confirm>
+      )}
       {viewing && (
         <Dialog title={`Template ${viewing.t.name}`} onClose={() => setViewing(undefined)}>
           <div className="tabs" role="tablist">
