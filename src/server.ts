@@ -21,6 +21,9 @@ import { createHttpApp } from './platform/http/app.ts';
 import { installCors } from './platform/http/cors.ts';
 import { installLocalSurfaceGuard } from './platform/http/localSurface.ts';
 import { installMetrics } from './platform/http/metrics.ts';
+import { installApiCalls } from './platform/http/apiCalls.ts';
+import { Faults } from './platform/faults/faults.ts';
+import { Journal } from './platform/journal/journal.ts';
 import { AccessControl } from './platform/iam/accessControl.ts';
 import { IamService } from './platform/iam/iamService.ts';
 import { OperationEngine } from './platform/operations/engine.ts';
@@ -60,6 +63,10 @@ export interface CloudtwinOptions {
   mediaServiceName?: string;
   /** Prefix of the media API's `kind` values: `media` (default, the service document's) or `youtube` (the YouTube Data API's). */
   mediaKindPrefix?: 'media' | 'youtube';
+  /** Entries the request journal keeps (default 10,000; 0 turns it off). */
+  journalSize?: number;
+  /** Journal request and response bodies too (credentials masked). */
+  journalBodies?: boolean;
   /** Seed for ids and secrets (tests only): the same seed gives the same ids. */
   seed?: string;
   env?: NodeJS.ProcessEnv;
@@ -75,6 +82,8 @@ export interface Cloudtwin {
   media: Media;
   quota: Quota;
   compute: Compute;
+  journal: Journal;
+  faults: Faults;
   worker: Worker;
   /**
    * Serves the app on one port: REST over HTTP/1.1 and HTTP/2, gRPC over HTTP/2, all over TLS
@@ -136,8 +145,18 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const authenticator = new Authenticator({ mode: opts.auth, permissivePrincipal, tokens, keys: serviceAccountKeys, iam, generation: credentials });
     if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', permissivePrincipal);
 
-    installMetrics(app);
+    const metrics = installMetrics(app);
     installAuthentication(app, authenticator);
+    const journal = new Journal({ capacity: opts.journalSize, bodies: opts.journalBodies });
+    const faults = new Faults({ store, clock, ids, resolveProject: async (p) => (await iam.directory()).project(p) });
+    await faults.reload();
+    metrics.addCounter({
+      name: 'cloudtwin_faults_injected_total',
+      help: 'Calls a fault rule acted on, by rule, method id and action.',
+      values: () => [...faults.injectedCounts.values()].map((c) => ({ value: c.n, labels: { rule: c.rule, method: c.method, action: c.action } })),
+    });
+    // Before the services' routes: every route with `config.api` is journaled and may be faulted.
+    installApiCalls(app, { journal, faults, resolveKey: (k) => apikeys.identifyKey(k) });
     registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });
     registerRevokeEndpoint(app, { tokens });
 
@@ -154,6 +173,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const reloadSharedSettings = async () => {
       await sharedClock.reload();
       await operations.reloadConfig();
+      await faults.reload();
     };
     const afterStateChange = async () => {
       await credentials.replaced();
@@ -162,7 +182,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       await reloadSharedSettings();
     };
     const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
-    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota, serving });
+    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota, serving, faults, journal });
 
     if (opts.worldFile) await world.apply(readWorldFile(opts.worldFile));
 
@@ -189,6 +209,8 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       media,
       quota,
       compute,
+      journal,
+      faults,
       worker,
       async listen(o) {
         await app.ready();

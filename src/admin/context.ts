@@ -4,6 +4,8 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { IamService } from '../platform/iam/iamService.ts';
 import type { OperationEngine } from '../platform/operations/engine.ts';
 import type { Quota } from '../platform/quota/quota.ts';
+import type { Faults } from '../platform/faults/faults.ts';
+import type { Journal } from '../platform/journal/journal.ts';
 import type { Store } from '../platform/store/store.ts';
 import type { SharedClock } from '../platform/clock/sharedClock.ts';
 import type { SnapshotService } from './snapshotService.ts';
@@ -28,4 +30,6 @@ export interface AdminContext {
   quota: Quota;
   /** The transports the port speaks (empty until the server listens, or when served through `inject`). */
   serving: { transports: string[] };
+  faults: Faults;
+  journal: Journal;
 }

@@ -7,6 +7,8 @@ import { credentials } from './routes/credentials.ts';
 import { health } from './routes/health.ts';
 import { operationsConfig } from './routes/operationsConfig.ts';
 import { quota } from './routes/quota.ts';
+import { faults } from './routes/faults.ts';
+import { requests } from './routes/requests.ts';
 import { principals } from './routes/principals.ts';
 import { serviceAccountKeys } from './routes/serviceAccountKeys.ts';
 import { snapshot } from './routes/snapshot.ts';
@@ -29,6 +31,6 @@ export function registerAdmin(app: FastifyInstance, ctx: AdminContext): void {
         throw new ApiError({ status: 'UNAUTHENTICATED', message: 'The admin API needs Authorization: Bearer <admin token>.' });
       }
     });
-    for (const route of [health, applyWorld, snapshot, credentials, serviceAccountKeys, clock, operationsConfig, principals, quota]) route(admin, ctx);
+    for (const route of [health, applyWorld, snapshot, credentials, serviceAccountKeys, clock, operationsConfig, principals, quota, faults, requests]) route(admin, ctx);
   });
 }

@@ -28,6 +28,8 @@ program
   .addOption(new Option('--tls', 'serve HTTPS and gRPC over TLS on the port (a local CA in the data directory issues the certificate unless --tls-cert is given)').env('CLOUDTWIN_TLS'))
   .addOption(new Option('--tls-cert <file>', 'PEM certificate chain to serve with --tls').env('CLOUDTWIN_TLS_CERT'))
   .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('CLOUDTWIN_TLS_KEY'))
+  .addOption(new Option('--journal-size <n>', 'public API calls the request journal keeps (GET /_twin/v1/requests); 0 turns it off').env('CLOUDTWIN_JOURNAL_SIZE').default(10000).argParser(parseJournalSize))
+  .addOption(new Option('--journal-bodies', 'journal request and response bodies too (credentials masked)').env('CLOUDTWIN_JOURNAL_BODIES'))
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
   .action(async (o) => {
     const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';
@@ -41,6 +43,8 @@ program
       mediaPathPrefix: o.mediaPathPrefix,
       mediaServiceName: o.mediaServiceName,
       mediaKindPrefix: o.mediaKindPrefix,
+      journalSize: o.journalSize,
+      journalBodies: Boolean(o.journalBodies) && o.journalBodies !== 'false',
       allowedHosts: [o.host, ...(o.allowedHost ?? [])],
       // Structured logs go to stderr; stdout carries the admin token line and the ready line.
       logger: { level: o.logLevel, stream: process.stderr },
@@ -81,6 +85,12 @@ function serverTls(o: { tls?: boolean | string; tlsCert?: string; tlsKey?: strin
 /** `--allowed-host a --allowed-host b`, or `CLOUDTWIN_ALLOWED_HOSTS=a,b`. */
 function collectHosts(v: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), ...v.split(',').map((h) => h.trim()).filter(Boolean)];
+}
+
+function parseJournalSize(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 10_000_000) throw new Error(`invalid journal size '${v}' (a whole number from 0 to 10000000)`);
+  return n;
 }
 
 function parsePort(v: string): number {

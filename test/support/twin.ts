@@ -9,7 +9,7 @@ export interface TestTwin {
   /** Calls the public API as `principal` (a fresh token with the given scopes). */
   call(principal: string | null, opts: InjectOptions & { scopes?: string[] }): Promise<LightMyRequestResponse>;
   /** Calls the admin API with the admin token. */
-  admin(method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  admin(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   token(principal: string, scopes?: string[], ttlSeconds?: number): Promise<string>;
   close(): Promise<void>;
 }

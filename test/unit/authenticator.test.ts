@@ -20,7 +20,7 @@ import { CI_SA } from '../support/world.ts';
 type SigningKey = Parameters<SignJWT['sign']>[0];
 const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
 
-const api = (service: string): ApiMethod => ({ service, method: `${service}.Method`, scopes: [CLOUD_PLATFORM] });
+const api = (service: string): ApiMethod => ({ service, method: `${service}.Method`, id: `${service.split('.')[0]}.things.get`, scopes: [CLOUD_PLATFORM] });
 const APIKEYS = api('apikeys.googleapis.com');
 const COMPUTE = api('compute.googleapis.com');
 const MEDIA = api('youtube.googleapis.com');

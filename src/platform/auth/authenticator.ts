@@ -12,7 +12,14 @@ export type AuthMode = 'enforce' | 'permissive';
 /** The API method being called, as Google names it in error metadata. */
 export interface ApiMethod {
   service: string;
+  /** The method's full RPC name (error metadata, API-key method restrictions). */
   method: string;
+  /**
+   * The method's id in the service's discovery document (`apikeys.projects.locations.keys.create`,
+   * `compute.regionInstanceTemplates.insert`, `youtube.search.list`): what fault rules match and
+   * the request journal records, whatever the transport.
+   */
+  id: string;
   /** Any one of these OAuth scopes lets the call through. */
   scopes: readonly string[];
   /**

@@ -21,6 +21,10 @@ declare module 'fastify' {
     /** `performance.now()` when the app's first hook saw the request (latency metrics, request logs). */
     receivedAt: number;
   }
+  interface FastifyReply {
+    /** The error this reply answers, when it is one (the request journal records its status and reason). */
+    apiError: ApiError | null;
+  }
   interface FastifyContextConfig {
     /** Which error envelope this route's real counterpart uses. Default `modern`. */
     envelope?: EnvelopeStyle;
@@ -138,6 +142,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
 
   app.decorateRequest('sys', null as unknown as SystemParams);
   app.decorateRequest('receivedAt', 0);
+  app.decorateReply('apiError', null);
 
   // Drain on close: Fastify closes idle keep-alive connections once, when close() starts; a
   // connection whose request was still running then would stay open for keepAliveTimeout

@@ -75,10 +75,12 @@ const AS_IS = (payload: unknown) => payload as string;
 /** Answers with the error in the given envelope style (pretty unless the request asked `prettyPrint=false`). */
 export function sendError(reply: FastifyReply, err: ApiError, style: EnvelopeStyle): void {
   const pretty = reply.request?.sys?.prettyPrint ?? true;
+  reply.apiError = err;
   reply.code(err.httpCode).type('application/json; charset=UTF-8').serializer(AS_IS).send(errorEnvelopeText(err, style, pretty));
 }
 
 /** The last resort when making an error answer failed: an internal error in the route's envelope. */
 export function sendInternalError(reply: FastifyReply, style: EnvelopeStyle): void {
+  reply.apiError = internalError();
   reply.code(500).type('application/json; charset=UTF-8').serializer(AS_IS).send(JSON.stringify(errorEnvelope(internalError(), style)));
 }

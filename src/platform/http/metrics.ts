@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { onRequestCompleted } from './completion.ts';
 import { routeLabel } from './routes.ts';
 import type { Registry } from 'prom-client';
 import { lazy } from '../lazy.ts';
@@ -19,7 +20,7 @@ export interface RouteStats {
   count: number;
 }
 
-type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string };
+export type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string };
 
 /**
  * Request counts and latencies by route, kept in plain maps on the hot path (a few additions
@@ -78,15 +79,12 @@ export class RequestStats {
  * metrics. prom-client is loaded at the first scrape (a server nobody scrapes never loads it);
  * its process metrics that accumulate (GC, event-loop lag) count from that scrape on.
  */
-export function installMetrics(app: FastifyInstance): void {
+export function installMetrics(app: FastifyInstance): Metrics {
   const stats = new RequestStats();
-  const registry = lazy(() => createRegistry(stats));
-  // onSend, not onResponse: an onResponse hook makes Fastify add 'finish' and 'error' listeners
-  // to every response (~1 us a request); the status is final here and the latency is the
-  // server's, up to handing the answer to the socket.
-  app.addHook('onSend', (req, reply, _payload, done) => {
+  const counters: ExtraCounter[] = [];
+  const registry = lazy(() => createRegistry(stats, counters));
+  onRequestCompleted(app, (req, reply, options) => {
     // A route's stats are kept on its config, once per method (no key built and hashed per request).
-    const options = req.routeOptions;
     const config = options.config as { [ROUTE_STATS]?: RouteStats } | undefined;
     let s = config?.[ROUTE_STATS];
     if (s === undefined || s.method !== req.method) {
@@ -95,16 +93,28 @@ export function installMetrics(app: FastifyInstance): void {
     }
     // A request refused before the app's first hook (a malformed URL) has no start: latency 0.
     stats.observe(s, reply.statusCode, req.receivedAt ? (performance.now() - req.receivedAt) / 1000 : 0);
-    done();
   });
   app.get('/metrics', async (_req, reply) => {
     const r = await registry();
     reply.type(r.contentType).serializer((p: unknown) => String(p));
     return r.metrics();
   });
+  return { addCounter: (c) => counters.push(c) };
 }
 
-async function createRegistry(stats: RequestStats): Promise<Registry> {
+/** A counter another part of the platform keeps (fault injections), read when /metrics is scraped. */
+export interface ExtraCounter {
+  name: string;
+  help: string;
+  values(): MetricValue[];
+}
+
+export interface Metrics {
+  /** Adds a counter to /metrics (before its first scrape). */
+  addCounter(counter: ExtraCounter): void;
+}
+
+async function createRegistry(stats: RequestStats, counters: ExtraCounter[]): Promise<Registry> {
   const { Registry, collectDefaultMetrics } = await import('prom-client');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'cloudtwin_' });
@@ -119,5 +129,6 @@ async function createRegistry(stats: RequestStats): Promise<Registry> {
   registry.registerMetric(collector('cloudtwin_http_requests_total', 'HTTP requests by route and status code.', 'counter', () => stats.requestsTotal()) as any);
   const latencyName = 'cloudtwin_http_request_duration_seconds';
   registry.registerMetric(collector(latencyName, 'HTTP request latency by route.', 'histogram', () => stats.latency(latencyName)) as any);
+  for (const c of counters) registry.registerMetric(collector(c.name, c.help, 'counter', c.values) as any);
   return registry;
 }

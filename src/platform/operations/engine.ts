@@ -3,6 +3,7 @@ import type { Clock } from '../clock/clock.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Database } from '../store/schema.ts';
 import { HotQuery } from '../store/hotQuery.ts';
+import { injectedOperationFailure, withOperationFailure } from './injectedFailure.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
 import type { Store } from '../store/store.ts';
 import type { Log } from './worker.ts';
@@ -11,6 +12,10 @@ export interface OperationError {
   /** gRPC code. */
   code: number;
   message: string;
+  /** A service's own error code for it (Compute's `QUOTA_EXCEEDED`), when a fault rule named one. */
+  reason?: string;
+  /** The HTTP status a service shows for it (Compute's `httpErrorStatusCode`). */
+  httpCode?: number;
 }
 
 export interface OperationRecord {
@@ -100,6 +105,8 @@ export interface GroupCommitOptions {
 
 interface GroupWork {
   run(trx: ControlledTransaction<Database>): Promise<unknown>;
+  /** The failure a fault rule asked for the request that queued the work. */
+  failure: OperationError | undefined;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -158,6 +165,8 @@ export class OperationEngine {
   /** Stores a new operation inside the caller's transaction. */
   async submit(trx: Kysely<Database>, op: { name: string; service: string; kind: string; projectNumber: string; payload: unknown }): Promise<void> {
     const now = this.#clock.nowMs();
+    // A fault rule's failure is stored with the pending operation; completing it keeps that error instead of running it.
+    const failure = injectedOperationFailure();
     await trx
       .insertInto('operations')
       .values({
@@ -169,7 +178,7 @@ export class OperationEngine {
         done: 0,
         due_at: now + (this.#config.mode === 'delayed' ? this.#config.delayMs : 0),
         result: null,
-        error: null,
+        error: failure ? JSON.stringify(failure) : null,
         created_at: now,
         updated_at: now,
       })
@@ -217,7 +226,8 @@ export class OperationEngine {
       createdAt: now,
       updatedAt: now,
     };
-    const { result, error } = await this.#apply(trx, rec);
+    const failure = injectedOperationFailure();
+    const { result, error } = failure ? { result: null, error: failure } : await this.#apply(trx, rec);
     await INSERT_DONE.execute(trx, op.name, op.service, op.kind, op.projectNumber, payload, 1, now, result === null ? null : JSON.stringify(result), error ? JSON.stringify(error) : null, now, now);
     return { ...rec, payload: kept, done: true, result: result ?? null, error };
   }
@@ -236,7 +246,7 @@ export class OperationEngine {
    */
   grouped<T>(work: (trx: ControlledTransaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#group.push({ run: work, resolve: resolve as (v: unknown) => void, reject });
+      this.#group.push({ run: work, failure: injectedOperationFailure(), resolve: resolve as (v: unknown) => void, reject });
       if (this.#grouping) return;
       this.#grouping = true;
       // Starts after the requests read in this turn of the event loop have queued their works
@@ -293,7 +303,10 @@ export class OperationEngine {
       while (settled.length < MAX_GROUP && (current = this.#group.shift())) {
         await trx.executeQuery(SAVEPOINT.work.begin);
         try {
-          const value = await current.run(trx);
+          // The group runs in whichever request started it: each work sees its own request's fault.
+          const work = current;
+          const t = trx;
+          const value = await (work.failure ? withOperationFailure(work.failure, () => work.run(t)) : work.run(t));
           await trx.executeQuery(SAVEPOINT.work.release);
           settled.push([current, { ok: true, value }]);
         } catch (err) {
@@ -349,7 +362,8 @@ export class OperationEngine {
     if (Number(claimed.numUpdatedRows) !== 1) return false;
     const row = await trx.selectFrom('operations').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
     const rec = toRecord(row);
-    const { result, error } = await this.#apply(trx, rec);
+    // An operation stored with an error (a fault rule's) ends with it and does nothing.
+    const { result, error } = rec.error ? { result: null, error: rec.error } : await this.#apply(trx, rec);
     const kept = this.#finishedPayload(rec.kind, rec.payload);
     await trx
       .updateTable('operations')

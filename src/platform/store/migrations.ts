@@ -224,6 +224,20 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('world_sections').ifExists().execute();
     },
   },
+  '0007_fault_rules': {
+    async up(db: Kysely<any>) {
+      // Fault injection rules (platform/faults): `rule` is the rule's JSON; the counters are
+      // updated atomically by every process that matches a call, so schedules hold across processes.
+      await db.schema
+        .createTable('fault_rules')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('position', 'bigint', (c) => c.notNull())
+        .addColumn('rule', 'text', (c) => c.notNull())
+        .addColumn('matched', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('injected', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /** The bookkeeping table: the one Kysely's Migrator kept, so stores made by earlier versions read as they are. */
@@ -264,6 +278,7 @@ export const RETIRED_TABLES: ReadonlySet<string> = new Set(['world_sections']);
 
 /** Every table, in an order that is safe to clear and refill. */
 export const ALL_TABLES = [
+  'fault_rules',
   'quota_usage',
   'quota_limits',
   'media_resources',

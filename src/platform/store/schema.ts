@@ -53,6 +53,7 @@ export interface Database {
   media_content_owners: { id: string; seq: number; display_name: string; linked_principals: string; resource: string };
   media_meta: { name: string; value: number };
   media_resources: { type: string; id: string; resource: string };
+  fault_rules: { id: string; position: number; rule: string; matched: number; injected: number };
 }
 
 /** A media catalogue row (see migration 0004_media). */

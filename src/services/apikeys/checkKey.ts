@@ -61,6 +61,13 @@ export class KeyChecker {
     this.#iam = d.iam;
   }
 
+  /** The id and project of the key a string belongs to (no restriction checked); undefined for no key. */
+  async identify(keyString: string): Promise<{ keyId: string; projectNumber: string } | undefined> {
+    const hash = this.#secrets.lookupHash(keyString);
+    const k = (this.#cache.get(hash) ?? (await this.#cache.fetch(hash, (h) => this.#repo.byHash(this.#store.db, h)))).record;
+    return k?.keyId ? { keyId: k.keyId, projectNumber: k.projectNumber } : undefined;
+  }
+
   async checkKey(keyString: string, req: KeyCheckRequest): Promise<KeyIdentity> {
     const hash = this.#secrets.lookupHash(keyString);
     // A cached key is taken synchronously (no promise on the hot path); a miss loads it.

@@ -20,6 +20,8 @@ export interface ApiKeys {
   /** Validates a key string for a call; resolves to the key's project (and principal, for bound keys) or throws the exact ApiError. */
   checkKey(keyString: string, request: KeyCheckRequest): Promise<KeyIdentity>;
   forgetCachedKeys(): void;
+  /** The id and project of the key a string belongs to, without checking its restrictions (fault rules match keys by id). */
+  identifyKey(keyString: string): Promise<{ keyId: string; projectNumber: string } | undefined>;
 }
 
 export function createApiKeys(
@@ -31,5 +33,5 @@ export function createApiKeys(
   const service = new ApiKeysService({ ...d, repo, cache });
   const checker = new KeyChecker({ store: d.store, repo, secrets: d.secrets, clock: d.clock, cache, iam: d.iam });
   registerApiKeysRoutes(app, service);
-  return { service, checkKey: (k, r) => checker.checkKey(k, r), forgetCachedKeys: () => cache.clear() };
+  return { service, checkKey: (k, r) => checker.checkKey(k, r), forgetCachedKeys: () => cache.clear(), identifyKey: (k) => checker.identify(k) };
 }

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
@@ -6,7 +7,7 @@ import { ApiError } from '../../platform/http/errors.ts';
 import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { ProjectRecord } from '../../platform/iam/directory.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
-import type { OperationEngine, OperationRecord } from '../../platform/operations/engine.ts';
+import type { OperationEngine, OperationError, OperationRecord } from '../../platform/operations/engine.ts';
 import type { Database } from '../../platform/store/schema.ts';
 import type { Store } from '../../platform/store/store.ts';
 import { PUBLIC_IMAGES, REGIONS, regionResource } from './catalogue.ts';
@@ -353,7 +354,7 @@ export class ComputeService {
     if (status !== 'PENDING') out.startTime = computeTimestamp(op.done ? Math.min(startMs, op.updatedAt) : startMs);
     if (op.done) {
       out.endTime = computeTimestamp(op.updatedAt);
-      const failure = result.failure ?? (op.error ? operationFailure([{ code: 'INTERNAL_ERROR', message: op.error.message }]) : undefined);
+      const failure = result.failure ?? (op.error ? errorFailure(op.error) : undefined);
       if (failure) {
         out.error = { errors: failure.errors };
         out.httpErrorStatusCode = failure.httpErrorStatusCode;
@@ -581,4 +582,10 @@ export class ComputeService {
       selfLink: `https://www.googleapis.com/compute/v1/projects/${p.projectId}/regions`,
     };
   }
+}
+
+/** An operation that ended with an engine error (its kind failed unexpectedly, or a fault rule's): Compute's `error.errors[]`. */
+function errorFailure(error: OperationError): OperationFailure {
+  const failure = operationFailure([{ code: error.reason ?? 'INTERNAL_ERROR', message: error.message }]);
+  return error.httpCode ? { ...failure, httpErrorStatusCode: error.httpCode, httpErrorMessage: STATUS_CODES[error.httpCode]?.toUpperCase() ?? failure.httpErrorMessage } : failure;
 }

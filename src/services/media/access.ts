@@ -18,6 +18,9 @@ export interface MediaCredentials {
   /** Set when the call carried an OAuth token (already authenticated, scopes checked by the platform). */
   principal?: Principal;
   origin: CallOrigin;
+  /** Filled in once the caller is known: the checked key's name and the project the call counts for (the request journal's). */
+  checkedKeyName?: string;
+  callerProject?: string;
 }
 
 export interface MediaCaller {
@@ -58,6 +61,8 @@ export class MediaAccess {
 
   async caller(method: MediaMethod, creds: MediaCredentials): Promise<MediaCaller> {
     const key = creds.apiKey ? await this.#key(method, creds) : undefined;
+    creds.checkedKeyName = key?.keyName;
+    creds.callerProject = key?.projectNumber;
     const principal = creds.principal;
     if (!principal) {
       if (!key) throw missingApiKey();
@@ -68,6 +73,7 @@ export class MediaAccess {
       throw mediaError({ message: 'The API Key and the authentication credential are from different projects.', domain: 'global', reason: 'badRequest' });
     }
     const projectNumber = key?.projectNumber ?? tokenProject;
+    creds.callerProject = projectNumber;
     return { consumer: projectNumber ? `projects/${projectNumber}` : principal.member, projectNumber, principal };
   }
 

@@ -6,9 +6,24 @@ import { googlePath } from '../../../platform/http/routes.ts';
 import { MAP_FIELDS } from '../schemas.ts';
 import { RPC, SERVICE } from '../names.ts';
 
-/** The route config of one API Keys method: its name in error metadata and its OAuth scopes. */
+/** Each RPC's method id in the discovery document (apikeys.v2). */
+export const DISCOVERY_ID: Record<string, string> = {
+  CreateKey: 'apikeys.projects.locations.keys.create',
+  ListKeys: 'apikeys.projects.locations.keys.list',
+  GetKey: 'apikeys.projects.locations.keys.get',
+  GetKeyString: 'apikeys.projects.locations.keys.getKeyString',
+  UpdateKey: 'apikeys.projects.locations.keys.patch',
+  DeleteKey: 'apikeys.projects.locations.keys.delete',
+  UndeleteKey: 'apikeys.projects.locations.keys.undelete',
+  LookupKey: 'apikeys.keys.lookupKey',
+  'google.longrunning.Operations.GetOperation': 'apikeys.operations.get',
+};
+
+/** The route config of one API Keys method: its name in error metadata, its discovery id and its OAuth scopes. */
 export function apiKeysMethod(rpc: string, access: 'read' | 'write') {
-  const api: ApiMethod = { service: SERVICE, method: rpc.includes('.') ? rpc : `${RPC}.${rpc}`, scopes: access === 'read' ? READ_SCOPES : WRITE_SCOPES };
+  const id = DISCOVERY_ID[rpc];
+  if (!id) throw new Error(`no discovery id for API Keys method ${rpc}`);
+  const api: ApiMethod = { service: SERVICE, method: rpc.includes('.') ? rpc : `${RPC}.${rpc}`, id, scopes: access === 'read' ? READ_SCOPES : WRITE_SCOPES };
   return { api, envelope: 'modern' as const, bodyName: 'key' };
 }
 

@@ -10,9 +10,9 @@ import { BASE_PATH, SERVICE } from '../names.ts';
 const WRITE = [COMPUTE, CLOUD_PLATFORM] as const;
 const READ = [COMPUTE, CLOUD_PLATFORM, COMPUTE_READ_ONLY, CLOUD_PLATFORM_READ_ONLY] as const;
 
-/** The route config of one Compute method: its name, its OAuth scopes and Compute's error envelope. */
+/** The route config of one Compute method: its name (also its discovery id), its OAuth scopes and Compute's error envelope. */
 export function computeMethod(method: string, access: 'read' | 'write') {
-  const api: ApiMethod = { service: SERVICE, method: `compute.${method}`, scopes: access === 'read' ? READ : WRITE };
+  const api: ApiMethod = { service: SERVICE, method: `compute.${method}`, id: `compute.${method}`, scopes: access === 'read' ? READ : WRITE };
   return { api, envelope: 'compute' as const, bodyName: 'resource' };
 }
 

@@ -19,9 +19,14 @@ export interface MediaRouteContext {
   serviceName: string;
 }
 
+/** A media method's discovery id, named after the configured service: `youtube.search.list` for `youtube.googleapis.com`. */
+export function discoveryId(serviceName: string, method: MediaMethod): string {
+  return `${serviceName.split('.')[0]}.${method}.list`;
+}
+
 /** Route config of a media method: key-accepting, Data API scopes, the legacy error envelope. */
 export function mediaMethod(serviceName: string, method: MediaMethod) {
-  const api: ApiMethod = { service: serviceName, method: RPC[method], scopes: Object.values(MEDIA_SCOPES), acceptsApiKey: true };
+  const api: ApiMethod = { service: serviceName, method: RPC[method], id: discoveryId(serviceName, method), scopes: Object.values(MEDIA_SCOPES), acceptsApiKey: true };
   return { api, envelope: 'legacy' as const };
 }
 
@@ -86,6 +91,15 @@ export function mediaRoute(ctx: MediaRouteContext, method: MediaMethod, path: st
       config: mediaMethod(ctx.serviceName, method),
       errorHandler: (err, req, reply) => ctx.app.errorHandler(asMediaError(err) as Error, req, reply),
     },
-    async (req) => handler(mediaCredentials(req), req.query as RawQuery, attachedValidationError(req)),
+    async (req) => {
+      const creds = mediaCredentials(req);
+      try {
+        return await handler(creds, req.query as RawQuery, attachedValidationError(req));
+      } finally {
+        // For the request journal: which key (by id) and project the call was made with.
+        if (creds.checkedKeyName) req.callKeyId = creds.checkedKeyName.slice(creds.checkedKeyName.lastIndexOf('/') + 1);
+        if (creds.callerProject) req.callProject = creds.callerProject;
+      }
+    },
   );
 }

@@ -17,7 +17,7 @@ export function listServices(app: FastifyInstance, d: { access: AccessControl; a
     '/v1/projects/:project/services',
     {
       schema: { params: Params, querystring: Query },
-      config: { api: { service: SERVICE, method: 'google.api.serviceusage.v1.ServiceUsage.ListServices', scopes: READ_SCOPES }, envelope: 'modern', bodyName: '' },
+      config: { api: { service: SERVICE, method: 'google.api.serviceusage.v1.ServiceUsage.ListServices', id: 'serviceusage.services.list', scopes: READ_SCOPES }, envelope: 'modern', bodyName: '' },
     },
     async (req) => {
       const p = await d.access.require(req.principal, 'serviceusage.services.list', { project: req.params.project, service: SERVICE });

@@ -1,0 +1,173 @@
+import { REDACTED, isSecretName, scrubSecrets } from '../http/secrets.ts';
+
+/** What the journal says of an error answer: its canonical status, Google reason and message. */
+export interface JournalError {
+  status: string;
+  reason?: string;
+  message: string;
+}
+
+/** A fault rule that acted on the call. */
+export interface JournalFault {
+  rule: string;
+  action: string;
+}
+
+/** One public API call, as the journal keeps it (never a key string, token or private key). */
+export interface JournalEntry {
+  /** Position in this process's journal, from 1; `after=` pages on it. */
+  seq: number;
+  /** When the call arrived (epoch ms, the real clock). */
+  timeMs: number;
+  /** The discovery method id (`youtube.search.list`). */
+  method: string;
+  service: string;
+  httpMethod: string;
+  /** The request URL with every credential masked. */
+  url: string;
+  principal?: string;
+  /** The id of the API key the call carried (its last name segment), never its string. */
+  apiKeyId?: string;
+  project?: string;
+  /** HTTP status; 0 when the connection was reset before any answer. */
+  status: number;
+  error?: JournalError;
+  latencyMs: number;
+  /** The server's request id (the `reqId` of its log lines). */
+  requestId: string;
+  fault?: JournalFault;
+  /** The long-running operation the call started or read. */
+  operation?: string;
+  /** Only with `--journal-bodies`, credentials masked. */
+  requestBody?: unknown;
+  responseBody?: unknown;
+}
+
+/** The filters of `GET /_twin/v1/requests`. */
+export interface JournalQuery {
+  /** A discovery id, or a pattern with `*` (any run of characters). */
+  method?: string;
+  principal?: string;
+  project?: string;
+  /** An HTTP code (`429`), a class (`5xx`), a canonical status (`UNAVAILABLE`) or `error` / `ok`. */
+  status?: string;
+  /** Entries at or after this time (epoch ms). */
+  sinceMs?: number;
+  /** Entries after this sequence number (a console polling for new entries). */
+  after?: number;
+  /** At most this many, newest first. */
+  limit?: number;
+}
+
+export const DEFAULT_JOURNAL_SIZE = 10_000;
+export const MAX_JOURNAL_LIMIT = 10_000;
+
+/** A `*` pattern (method ids, fault rules) as a test. */
+export function methodPattern(pattern: string): (id: string) => boolean {
+  if (!pattern.includes('*')) return (id) => id === pattern;
+  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  return (id) => re.test(id);
+}
+
+function statusTest(status: string): (e: JournalEntry) => boolean {
+  if (/^\d{3}$/.test(status)) return (e) => e.status === Number(status);
+  if (/^\dxx$/i.test(status)) return (e) => Math.floor(e.status / 100) === Number(status[0]);
+  if (status === 'error') return (e) => e.status === 0 || e.status >= 400;
+  if (status === 'ok') return (e) => e.status > 0 && e.status < 400;
+  return (e) => e.error?.status === status;
+}
+
+/**
+ * The request journal: the last `capacity` public API calls of this process, in a ring (a fixed
+ * array written round; the oldest entry is overwritten). Recording is a few field writes; every
+ * filter is applied when the journal is read.
+ */
+export class Journal {
+  readonly capacity: number;
+  readonly bodies: boolean;
+  readonly #ring: (JournalEntry | undefined)[];
+  #next = 0;
+  #seq = 0;
+
+  constructor(opts: { capacity?: number; bodies?: boolean } = {}) {
+    this.capacity = opts.capacity ?? DEFAULT_JOURNAL_SIZE;
+    if (!Number.isInteger(this.capacity) || this.capacity < 0) throw new Error(`journal size must be a whole number >= 0, not ${opts.capacity}`);
+    this.bodies = opts.bodies ?? false;
+    this.#ring = new Array(this.capacity);
+  }
+
+  get enabled(): boolean {
+    return this.capacity > 0;
+  }
+
+  /** How many entries the ring holds now. */
+  get size(): number {
+    return Math.min(this.#seq - this.#cleared, this.capacity);
+  }
+
+  #cleared = 0;
+
+  /** Records one call (`seq` is assigned here). */
+  record(entry: Omit<JournalEntry, 'seq'>): void {
+    if (this.capacity === 0) return;
+    const e = entry as JournalEntry;
+    e.seq = ++this.#seq;
+    this.#ring[this.#next] = e;
+    this.#next = this.#next + 1 === this.capacity ? 0 : this.#next + 1;
+  }
+
+  /** Matching entries, newest first. */
+  query(q: JournalQuery = {}): JournalEntry[] {
+    const limit = Math.min(q.limit ?? 100, MAX_JOURNAL_LIMIT);
+    const tests: ((e: JournalEntry) => boolean)[] = [];
+    if (q.method) {
+      const m = methodPattern(q.method);
+      tests.push((e) => m(e.method));
+    }
+    if (q.principal) tests.push((e) => e.principal === q.principal || e.principal?.replace(/^[a-zA-Z]+:/, '') === q.principal);
+    if (q.project) tests.push((e) => e.project === q.project);
+    if (q.status) tests.push(statusTest(q.status));
+    if (q.sinceMs !== undefined) tests.push((e) => e.timeMs >= q.sinceMs!);
+    const out: JournalEntry[] = [];
+    for (let i = 1; i <= this.size && out.length < limit; i++) {
+      const e = this.#ring[(this.#next - i + this.capacity) % this.capacity]!;
+      if (q.after !== undefined && e.seq <= q.after) break;
+      if (tests.every((t) => t(e))) out.push(e);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.#ring.fill(undefined);
+    this.#cleared = this.#seq;
+    this.#next = 0;
+  }
+
+  /** The last sequence number given out (0 before the first call). */
+  get lastSeq(): number {
+    return this.#seq;
+  }
+}
+
+/** A body as the journal keeps it: a copy with secret-named fields and credential-shaped text masked. */
+export function redactedBody(body: unknown): unknown {
+  if (body === undefined || body === null) return body;
+  if (typeof body === 'string') {
+    try {
+      return redactedBody(JSON.parse(body));
+    } catch {
+      return scrubSecrets(body.length > 65536 ? body.slice(0, 65536) + '...' : body);
+    }
+  }
+  return redactValue(body, 0);
+}
+
+function redactValue(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return scrubSecrets(v);
+  if (v === null || typeof v !== 'object') return v;
+  if (depth > 64) return '...';
+  if (Array.isArray(v)) return v.map((x) => redactValue(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = isSecretName(k) && x !== null && x !== undefined && x !== '' ? REDACTED : redactValue(x, depth + 1);
+  return out;
+}
