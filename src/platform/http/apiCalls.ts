@@ -1,3 +1,4 @@
+import http2 from 'node:http2';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { credentialsOf } from '../auth/plugin.ts';
 import type { ApiMethod } from '../auth/authenticator.ts';
@@ -127,8 +128,7 @@ function applyFault(action: FaultAction, api: ApiMethod, request: FastifyRequest
       return withOperationFailure(operationError(action), () => done());
     case 'reset':
       if (journal.enabled) recordCall(journal, request, api, 0, null, undefined);
-      // HTTP/1.1: the socket goes; HTTP/2: the stream is reset.
-      reply.raw.destroy();
+      resetConnection(reply);
       return;
   }
 }
@@ -136,4 +136,11 @@ function applyFault(action: FaultAction, api: ApiMethod, request: FastifyRequest
 function operationError(a: ErrorAction): { code: number; message: string; reason?: string; httpCode: number } {
   const status = a.status as CanonicalStatus;
   return { code: GRPC_CODE[status], message: faultMessage(a), reason: a.reason, httpCode: a.httpCode ?? new ApiError({ status, message: '' }).httpCode };
+}
+
+/** HTTP/1.1: the socket is destroyed (the client sees ECONNRESET); HTTP/2: the stream is reset (RST_STREAM INTERNAL_ERROR). */
+function resetConnection(reply: FastifyReply): void {
+  const raw = reply.raw as { stream?: { close(code: number): void }; destroy(): void };
+  if (raw.stream) raw.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+  else raw.destroy();
 }
