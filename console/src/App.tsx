@@ -7,12 +7,16 @@ import { OperationsPage } from './pages/Operations.tsx';
 import { SearchPage } from './pages/Search.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
 import { TemplatesPage } from './pages/Templates.tsx';
+import { FaultsPage } from './pages/Faults.tsx';
+import { RequestsPage } from './pages/Requests.tsx';
 
 const PAGES = [
   { id: 'keys', title: 'API keys' },
   { id: 'templates', title: 'Instance templates' },
   { id: 'operations', title: 'Operations' },
   { id: 'search', title: 'Search playground' },
+  { id: 'requests', title: 'Requests' },
+  { id: 'faults', title: 'Faults' },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
@@ -63,6 +67,8 @@ export function App() {
         {page === 'templates' && <TemplatesPage session={session} />}
         {page === 'operations' && <OperationsPage session={session} />}
         {page === 'search' && <SearchPage session={session} />}
+        {page === 'requests' && <RequestsPage session={session} />}
+        {page === 'faults' && <FaultsPage session={session} />}
         {page === undefined && <NotFoundPage />}
       </main>
     </div>

@@ -1,0 +1,126 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { type Session, call } from '../api.ts';
+import { ErrorBox, Field, ListTable } from '../ui.tsx';
+
+interface Entry {
+  seq: number;
+  time: string;
+  method: string;
+  httpMethod: string;
+  url: string;
+  principal?: string;
+  apiKeyId?: string;
+  project?: string;
+  status: number;
+  error?: { status: string; reason?: string; message: string };
+  latencyMs: number;
+  requestId: string;
+  fault?: { rule: string; action: string };
+  operation?: string;
+}
+
+const POLL_MS = 1000;
+
+/** The request journal (admin API): every public API call of this server, newest first, live. */
+export function RequestsPage({ session }: { session: Session }) {
+  const [rows, setRows] = useState<Entry[]>();
+  const [error, setError] = useState<unknown>();
+  const [method, setMethod] = useState('');
+  const [status, setStatus] = useState('');
+  const [live, setLive] = useState(true);
+  const [info, setInfo] = useState<{ size: number; capacity: number }>();
+  const filters = useRef({ method, status });
+  filters.current = { method, status };
+
+  const load = useCallback(async () => {
+    if (!session.adminToken) return;
+    try {
+      const res = await call<{ requests: Entry[]; size: number; capacity: number }>('GET', '/_twin/v1/requests', {
+        admin: true,
+        query: { method: filters.current.method.trim(), status: filters.current.status.trim(), limit: 200 },
+      });
+      setRows(res.requests);
+      setInfo({ size: res.size, capacity: res.capacity });
+      setError(undefined);
+    } catch (err) {
+      setError(err);
+    }
+  }, [session.adminToken]);
+
+  useEffect(() => {
+    void load();
+    if (!live) return;
+    const timer = setInterval(() => void load(), POLL_MS);
+    return () => clearInterval(timer);
+  }, [load, live]);
+
+  const clear = async () => {
+    try {
+      await call('DELETE', '/_twin/v1/requests', { admin: true });
+      await load();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  if (!session.adminToken) {
+    return (
+      <section aria-labelledby="requests-title">
+        <h1 id="requests-title">Requests</h1>
+        <p className="empty">The request journal is part of the admin API: sign in with the admin token to see it.</p>
+      </section>
+    );
+  }
+  return (
+    <section aria-labelledby="requests-title">
+      <div className="page-head">
+        <h1 id="requests-title">Requests</h1>
+        <label className="inline">
+          <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live
+        </label>
+        <button type="button" className="secondary" onClick={() => void load()}>
+          Refresh
+        </button>
+        <button type="button" className="secondary" onClick={() => void clear()}>
+          Clear
+        </button>
+      </div>
+      <form className="filters" onSubmit={(e) => (e.preventDefault(), void load())}>
+        <Field label="Method" hint="A discovery id; * matches any run (compute.*)">
+          <input value={method} onChange={(e) => setMethod(e.target.value)} placeholder="youtube.search.list" aria-label="Method filter" />
+        </Field>
+        <Field label="Status" hint="429, 5xx, error, UNAVAILABLE">
+          <input value={status} onChange={(e) => setStatus(e.target.value)} aria-label="Status filter" />
+        </Field>
+      </form>
+      <ErrorBox error={error} />
+      {info ? (
+        <p className="hint">
+          {info.size} of the last {info.capacity} calls kept by this server process.
+        </p>
+      ) : null}
+      <ListTable
+        rows={rows}
+        empty="No calls yet."
+        headers={['Time', 'Method', 'Caller', 'Project', 'Status', 'Latency', 'Fault', 'Operation']}
+        row={(r) => (
+          <tr key={r.seq} className={r.fault ? 'faulted' : undefined}>
+            <td>{new Date(r.time).toLocaleTimeString()}</td>
+            <td>
+              <code title={`${r.httpMethod} ${r.url}`}>{r.method}</code>
+            </td>
+            <td>{r.principal ?? (r.apiKeyId ? `key ${r.apiKeyId}` : '')}</td>
+            <td>{r.project ?? ''}</td>
+            <td className={r.status === 0 || r.status >= 400 ? 'error-cell' : ''} title={r.error?.message}>
+              {r.status === 0 ? 'reset' : r.status}
+              {r.error ? ` ${r.error.status}${r.error.reason ? ` · ${r.error.reason}` : ''}` : ''}
+            </td>
+            <td>{r.latencyMs.toFixed(1)} ms</td>
+            <td>{r.fault ? `${r.fault.action} (${r.fault.rule})` : ''}</td>
+            <td>{r.operation ? <code>{r.operation}</code> : ''}</td>
+          </tr>
+        )}
+      />
+    </section>
+  );
+}
