@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import '../support/quietClientWarnings.ts';
-import { RegionInstanceTemplatesClient, RegionOperationsClient } from '@google-cloud/compute';
+import { GlobalOperationsClient, InstanceTemplatesClient, RegionInstanceTemplatesClient, RegionOperationsClient } from '@google-cloud/compute';
 import { JWT, OAuth2Client } from 'google-auth-library';
 import { google } from 'googleapis';
 import { rejectsWithCode } from '../support/gax.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
-import { CI_SA } from '../support/world.ts';
+import { CAROL, CI_SA, MALLORY } from '../support/world.ts';
 import { CORA, P, REGION, computeWorld } from '../http/compute.helpers.ts';
 
 const PROPERTIES = {
@@ -26,6 +26,8 @@ describe('@google-cloud/compute and googleapis compute v1 against cloudtwin serv
   let db: TestDatabase;
   let templates: RegionInstanceTemplatesClient;
   let operations: RegionOperationsClient;
+  let globalTemplates: InstanceTemplatesClient;
+  let globalOperations: GlobalOperationsClient;
 
   before(async () => {
     db = await freshDatabase();
@@ -39,11 +41,15 @@ describe('@google-cloud/compute and googleapis compute v1 against cloudtwin serv
     const opts = { apiEndpoint: '127.0.0.1', port: server.port, protocol: 'http', fallback: true, authClient } as const;
     templates = new RegionInstanceTemplatesClient(opts);
     operations = new RegionOperationsClient(opts);
+    globalTemplates = new InstanceTemplatesClient(opts);
+    globalOperations = new GlobalOperationsClient(opts);
   });
 
   after(async () => {
     await templates?.close();
     await operations?.close();
+    await globalTemplates?.close();
+    await globalOperations?.close();
     await server?.stop();
     server?.cleanup();
     await db?.drop();
@@ -132,5 +138,65 @@ describe('@google-cloud/compute and googleapis compute v1 against cloudtwin serv
     const agg = await compute.instanceTemplates.aggregatedList({ project: P, includeAllScopes: true });
     assert.ok(agg.data.items!['regions/us-central1'].instanceTemplates!.some((t) => t.name === 'gapi-1'));
     await assert.rejects(compute.regionInstanceTemplates.get({ project: P, region: REGION, instanceTemplate: 'nope' }, { retry: false }), (err: any) => err.status === 404 || err.code === 404);
+  });
+
+  it('global templates with InstanceTemplatesClient and GlobalOperationsClient: insert, wait, get, list; the template IAM policy', async () => {
+    await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 300 });
+    const [lro] = await globalTemplates.insert({ project: P, instanceTemplateResource: { name: 'gax-g1', properties: PROPERTIES } });
+    const first = (lro as any).latestResponse;
+    assert.equal(first.status, 'PENDING');
+    assert.equal(first.operationType, 'insert');
+    const [waited] = await globalOperations.wait({ project: P, operation: first.name });
+    assert.equal(waited.status, 'DONE');
+    await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+    const [tpl] = await globalTemplates.get({ project: P, instanceTemplate: 'gax-g1' });
+    assert.equal(tpl.selfLink, `https://www.googleapis.com/compute/v1/projects/${P}/global/instanceTemplates/gax-g1`);
+    assert.ok(!tpl.region);
+    const names: string[] = [];
+    for await (const t of globalTemplates.listAsync({ project: P, maxResults: 1 })) names.push(t.name!);
+    assert.deepEqual(names, ['gax-g1']);
+    const ops: any[] = [];
+    for await (const o of globalOperations.listAsync({ project: P })) ops.push(o);
+    assert.deepEqual(ops.map((o) => o.name), [first.name]);
+
+    // IAM: a policy with one binding; testIamPermissions answers the subset held
+    const [empty] = await globalTemplates.getIamPolicy({ project: P, resource: 'gax-g1' });
+    assert.equal(empty.etag, 'ACAB');
+    const [set] = await globalTemplates.setIamPolicy({ project: P, resource: 'gax-g1', globalSetPolicyRequestResource: { policy: { etag: empty.etag, bindings: [{ role: 'roles/compute.viewer', members: [MALLORY] }] } } });
+    assert.deepEqual(set.bindings?.map((b) => [b.role, b.members]), [['roles/compute.viewer', [MALLORY]]]);
+    const [got] = await globalTemplates.getIamPolicy({ project: P, resource: 'gax-g1' });
+    assert.equal(got.etag, set.etag);
+    // a stale etag: 409, which gax maps to ABORTED (10)
+    await rejectsWithCode(globalTemplates.setIamPolicy({ project: P, resource: 'gax-g1', globalSetPolicyRequestResource: { policy: { etag: empty.etag, bindings: [] } } }), 10, /concurrent policy changes/);
+    const [tested] = await globalTemplates.testIamPermissions({ project: P, resource: 'gax-g1', testPermissionsRequestResource: { permissions: ['compute.instanceTemplates.get', 'compute.instanceTemplates.setIamPolicy'] } });
+    assert.deepEqual(tested.permissions, ['compute.instanceTemplates.get', 'compute.instanceTemplates.setIamPolicy']);
+    await rejectsWithCode(globalTemplates.getIamPolicy({ project: P, resource: 'nope' }), 5, /was not found/);
+  });
+
+  it('googleapis: the member bound on one global template reads it and nothing else; inheritance from the organization', async () => {
+    const client = async (principal: string) => {
+      const { access_token } = await server.admin('POST', '/_twin/v1/tokens', { principal, scopes: ['https://www.googleapis.com/auth/compute'] });
+      const auth = new OAuth2Client();
+      auth.setCredentials({ access_token });
+      return google.compute({ version: 'v1', rootUrl: `${server.url}/`, auth });
+    };
+    const cora = await client(CORA);
+    for (const n of ['gapi-g1', 'gapi-g2']) {
+      const ins = await cora.instanceTemplates.insert({ project: P, requestBody: { name: n, properties: PROPERTIES } });
+      assert.equal((await cora.globalOperations.wait({ project: P, operation: ins.data.name! })).data.status, 'DONE');
+    }
+    const policy = (await cora.instanceTemplates.getIamPolicy({ project: P, resource: 'gapi-g1' })).data;
+    await cora.instanceTemplates.setIamPolicy({ project: P, resource: 'gapi-g1', requestBody: { policy: { etag: policy.etag, bindings: [{ role: 'roles/compute.viewer', members: [MALLORY] }] } } });
+    const mallory = await client(MALLORY);
+    assert.equal((await mallory.instanceTemplates.get({ project: P, instanceTemplate: 'gapi-g1' })).data.name, 'gapi-g1');
+    await assert.rejects(mallory.instanceTemplates.get({ project: P, instanceTemplate: 'gapi-g2' }, { retry: false }), (err: any) => err.status === 403);
+    await assert.rejects(mallory.instanceTemplates.list({ project: P }, { retry: false }), (err: any) => err.status === 403);
+    const test = async (c: typeof cora, resource: string) =>
+      (await c.instanceTemplates.testIamPermissions({ project: P, resource, requestBody: { permissions: ['compute.instanceTemplates.get', 'compute.instanceTemplates.delete'] } })).data.permissions ?? [];
+    assert.deepEqual(await test(mallory, 'gapi-g1'), ['compute.instanceTemplates.get']);
+    assert.deepEqual(await test(mallory, 'gapi-g2'), []);
+    assert.deepEqual(await test(await client(CAROL), 'gapi-g2'), ['compute.instanceTemplates.get', 'compute.instanceTemplates.delete']);
+    const agg = await cora.instanceTemplates.aggregatedList({ project: P });
+    assert.ok(agg.data.items!.global.instanceTemplates!.some((t) => t.name === 'gapi-g1'));
   });
 });

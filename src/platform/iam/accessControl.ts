@@ -12,6 +12,11 @@ export interface ProtectedResource {
   suffix?: string;
   /** The resource as the caller named it, when that is not `projects/{project}{suffix}` (e.g. `operations/akmf.p7-...`). */
   name?: string;
+  /**
+   * A resource below the project that may carry its own IAM policy (`/global/instanceTemplates/t`):
+   * the permission is then checked on it, so a binding on it or on any ancestor grants it.
+   */
+  policyPath?: string;
 }
 
 /** Something found by a value that does not name its project (a key string): where it lives. */
@@ -41,7 +46,7 @@ export class AccessControl {
   async require(principal: Principal, permission: string, res: ProtectedResource): Promise<ProjectRecord> {
     const dir = this.#iam.freshDirectory() ?? (await this.#iam.directory());
     const project = dir.project(res.project);
-    if (project && (principal.superuser || dir.hasPermission(principal.member, `projects/${project.projectNumber}`, permission))) return project;
+    if (project && (principal.superuser || dir.hasPermission(principal.member, `projects/${project.projectNumber}${res.policyPath ?? ''}`, permission))) return project;
     throw permissionDenied(permission, res);
   }
 
@@ -65,10 +70,10 @@ export class AccessControl {
     return dir ? decideFound(dir, principal, permission, found, service) : undefined;
   }
 
-  /** Whether the principal holds the permission; no error. */
-  async holds(principal: Principal, permission: string, projectNumber: string): Promise<boolean> {
+  /** Whether the principal holds the permission on the project (or on `policyPath` below it); no error. */
+  async holds(principal: Principal, permission: string, projectNumber: string, policyPath = ''): Promise<boolean> {
     if (principal.superuser) return true;
-    return (this.#iam.freshDirectory() ?? (await this.#iam.directory())).hasPermission(principal.member, `projects/${projectNumber}`, permission);
+    return (this.#iam.freshDirectory() ?? (await this.#iam.directory())).hasPermission(principal.member, `projects/${projectNumber}${policyPath}`, permission);
   }
 }
 

@@ -26,6 +26,12 @@ export interface DirectoryData {
   orgPolicies: { resource: string; constraint: string; enforce: boolean }[];
 }
 
+/** The project a resource below a project lives in (`projects/N/...` -> `projects/N`). */
+function projectOf(resource: string): string | undefined {
+  const m = /^projects\/[^/]+(?=\/.)/.exec(resource);
+  return m ? m[0] : undefined;
+}
+
 /** Constraints whose default (when nothing in the hierarchy sets them) is enforced. */
 const ENFORCED_BY_DEFAULT = new Set(['constraints/iam.managed.disableServiceAccountApiKeyCreation']);
 
@@ -81,10 +87,14 @@ export class Directory {
     return this.#serviceAccounts.get(email.toLowerCase());
   }
 
-  /** The resource and its ancestors, nearest first: projects/N, folders/..., organizations/O. */
+  /**
+   * The resource and its ancestors, nearest first: a resource below a project
+   * (`projects/N/global/instanceTemplates/t`, which may carry its own policy), projects/N,
+   * folders/..., organizations/O.
+   */
   ancestry(resource: string): string[] {
     const chain = [resource];
-    let cur = this.#parents.get(resource);
+    let cur = this.#parents.get(resource) ?? projectOf(resource);
     while (cur && chain.length < 32) {
       chain.push(cur);
       cur = this.#parents.get(cur);

@@ -1,9 +1,21 @@
 import type { Ids } from '../crypto/random.ts';
 import type { Store } from '../store/store.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
-import { Directory } from './directory.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { type Binding, Directory } from './directory.ts';
 
 const GENERATION = 'world.generation';
+
+/** The etag of a resource that has never had a policy (IAM's empty policy). */
+export const EMPTY_POLICY_ETAG = 'ACAB';
+
+/** A resource's own IAM policy (inherited bindings are not in it). */
+export interface ResourcePolicy {
+  bindings: Binding[];
+  /** Standard base64; changes with every write (read-modify-write). */
+  etag: string;
+}
 
 /**
  * Serves the in-memory `Directory` built from the store. Every change to the world bumps a
@@ -53,6 +65,47 @@ export class IamService {
     await writeSetting(db, GENERATION, this.#ids.uuid());
     this.#directory = undefined;
     this.#checkedAt = 0;
+  }
+
+  // ---- resource-level policies (a resource below a project, e.g. `projects/N/global/instanceTemplates/t`) ----
+  // Kept with the world's policies (one table, one Directory): a binding on a resource grants on
+  // it alone; its ancestors' bindings apply to it as to every resource under them.
+
+  /** A resource's own policy: empty (etag `ACAB`) when it never had one. */
+  async resourcePolicy(resource: string, db: Kysely<Database> = this.#store.db): Promise<ResourcePolicy> {
+    const row = await db.selectFrom('iam_policies').select(['bindings', 'etag']).where('resource', '=', resource).executeTakeFirst();
+    return row ? { bindings: JSON.parse(row.bindings), etag: row.etag } : { bindings: [], etag: EMPTY_POLICY_ETAG };
+  }
+
+  /**
+   * Replaces a resource's policy when `etag` (if given) is the current one; answers the new policy,
+   * or `conflict` when another write came first. Every process sees the change within `refreshMs`.
+   */
+  async setResourcePolicy(resource: string, bindings: Binding[], etag: string | undefined): Promise<ResourcePolicy | 'conflict'> {
+    const next = { bindings: JSON.stringify(bindings), etag: Buffer.from(this.#ids.hex(8), 'hex').toString('base64') };
+    const written = await this.#store.db.transaction().execute(async (trx) => {
+      const current = await this.resourcePolicy(resource, trx);
+      if (etag !== undefined && etag !== current.etag) return false;
+      // Conditional on the etag read: a concurrent write in between makes this one a conflict.
+      const r =
+        current.etag === EMPTY_POLICY_ETAG
+          ? await trx.insertInto('iam_policies').values({ resource, ...next }).onConflict((c) => c.column('resource').doNothing()).executeTakeFirst()
+          : await trx.updateTable('iam_policies').set(next).where('resource', '=', resource).where('etag', '=', current.etag).executeTakeFirst();
+      const changed = Number((r as { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint }).numInsertedOrUpdatedRows ?? (r as { numUpdatedRows?: bigint }).numUpdatedRows ?? 0n);
+      if (changed !== 1) return false;
+      await writeSetting(trx, GENERATION, this.#ids.uuid());
+      return true;
+    });
+    if (!written) return 'conflict';
+    this.#directory = undefined;
+    this.#checkedAt = 0;
+    return { bindings, etag: next.etag };
+  }
+
+  /** Forgets a resource's policy (the resource is gone: a new one of the same name starts without it). */
+  async deleteResourcePolicy(resource: string, db: Kysely<Database> = this.#store.db): Promise<void> {
+    const r = await db.deleteFrom('iam_policies').where('resource', '=', resource).executeTakeFirst();
+    if (Number(r.numDeletedRows) > 0) await this.worldChanged(db);
   }
 
   async #load(): Promise<Directory> {

@@ -22,7 +22,9 @@ export const COMPUTE_PERMISSIONS = [
   'compute.instanceTemplates.create',
   'compute.instanceTemplates.delete',
   'compute.instanceTemplates.get',
+  'compute.instanceTemplates.getIamPolicy',
   'compute.instanceTemplates.list',
+  'compute.instanceTemplates.setIamPolicy',
   'compute.instanceTemplates.useReadOnly',
   'compute.globalOperations.delete',
   'compute.globalOperations.get',
@@ -64,7 +66,7 @@ export const OTHER_PERMISSIONS = [
 
 export const ALL_PERMISSIONS: readonly string[] = [...API_KEYS_PERMISSIONS, ...SERVICE_USAGE_PERMISSIONS, ...COMPUTE_PERMISSIONS, ...OTHER_PERMISSIONS];
 
-const isRead = (p: string) => /\.(get|list)$/.test(p);
+const isRead = (p: string) => /\.(get|list|getIamPolicy)$/.test(p);
 
 /** Predefined roles, each as the exact set of permissions it grants. */
 export const PREDEFINED_ROLES: Record<string, readonly string[]> = {

@@ -5,6 +5,9 @@ import { deleteGlobalOperation } from './routes/deleteGlobalOperation.ts';
 import { deleteInstanceTemplate } from './routes/deleteInstanceTemplate.ts';
 import { getGlobalOperation } from './routes/getGlobalOperation.ts';
 import { getInstanceTemplate } from './routes/getInstanceTemplate.ts';
+import { getInstanceTemplateIamPolicy } from './routes/getInstanceTemplateIamPolicy.ts';
+import { setInstanceTemplateIamPolicy } from './routes/setInstanceTemplateIamPolicy.ts';
+import { testInstanceTemplateIamPermissions } from './routes/testInstanceTemplateIamPermissions.ts';
 import { insertInstanceTemplate } from './routes/insertInstanceTemplate.ts';
 import { listGlobalOperations } from './routes/listGlobalOperations.ts';
 import { listInstanceTemplates } from './routes/listInstanceTemplates.ts';
@@ -29,6 +32,9 @@ export function registerComputeRoutes(app: FastifyInstance, svc: ComputeService)
     getInstanceTemplate,
     listInstanceTemplates,
     deleteInstanceTemplate,
+    getInstanceTemplateIamPolicy,
+    setInstanceTemplateIamPolicy,
+    testInstanceTemplateIamPermissions,
     getGlobalOperation,
     listGlobalOperations,
     deleteGlobalOperation,

@@ -17,6 +17,7 @@ import { buildStoredTemplate } from './instanceTemplate/defaults.ts';
 import { templateReferences } from './instanceTemplate/references.ts';
 import type { ComputeFilter, OperationErrorEntry } from './instanceTemplate/types.ts';
 import { validateInsertBody } from './instanceTemplate/validate.ts';
+import { checkRequestedPolicyVersion, policyResource, readSetPolicyRequest, readTestPermissionsRequest } from './policy.ts';
 import {
   IMAGE_PATTERN,
   OPERATION_PATTERN,
@@ -24,6 +25,7 @@ import {
   REGION_PATTERN,
   RESOURCE_PATTERN,
   SERVICE,
+  GLOBAL,
   type Scope,
   type TemplateOperation,
   computeTimestamp,
@@ -114,6 +116,10 @@ export function regionScope(project: string, region: string): Scope {
   return region;
 }
 
+/** Where a template's own IAM policy sits below its project: `/global/instanceTemplates/t` (policies are on global templates only). */
+const templatePolicyPath = (scope: Scope, template: string) => (isGlobal(scope) ? `/global/instanceTemplates/${template}` : undefined);
+const templatePolicyResource = (projectNumber: string, template: string) => `projects/${projectNumber}${templatePolicyPath(GLOBAL, template)}`;
+
 /** The permission of an operation method: `compute.globalOperations.get` or `compute.regionOperations.get`. */
 const operationPermission = (scope: Scope, verb: 'get' | 'list' | 'delete') => `compute.${isGlobal(scope) ? 'global' : 'region'}Operations.${verb}`;
 
@@ -148,13 +154,13 @@ export class ComputeService {
    * Checks `permission` on `path` (below `projects/{project}`): an unknown project answers like a
    * denied one (no probing which projects exist); then a regional scope's region must exist.
    */
-  async #authorize(principal: Principal, permission: string, project: string, scope: Scope | undefined, path: string): Promise<ProjectRecord> {
+  async #authorize(principal: Principal, permission: string, project: string, scope: Scope | undefined, path: string, policyPath?: string): Promise<ProjectRecord> {
     const region = scope === undefined || isGlobal(scope) ? undefined : scope;
     const dir = await this.#d.iam.directory();
     const known = dir.project(project);
     if (!known && principal.superuser) throw resourceNotFound(region ? regionPath(project, region) : `projects/${project}`);
     try {
-      const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, name: path });
+      const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, name: path, policyPath });
       if (region !== undefined && !REGIONS.has(region)) throw resourceNotFound(regionPath(project, region));
       return p;
     } catch (err) {
@@ -218,7 +224,7 @@ export class ComputeService {
   async getTemplate(principal: Principal, project: string, scope: Scope, template: string): Promise<Record<string, unknown>> {
     checkScopeParams(project, scope);
     checkPattern('instanceTemplate', template, RESOURCE_PATTERN);
-    const p = await this.#authorize(principal, 'compute.instanceTemplates.get', project, scope, templatePath(project, scope, template));
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.get', project, scope, templatePath(project, scope, template), templatePolicyPath(scope, template));
     const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, scope, template);
     if (!t) throw resourceNotFound(templatePath(project, scope, template));
     return t.body;
@@ -227,7 +233,7 @@ export class ComputeService {
   async deleteTemplate(principal: Principal, project: string, scope: Scope, template: string, requestId: string | undefined): Promise<WireOperation> {
     checkScopeParams(project, scope);
     checkPattern('instanceTemplate', template, RESOURCE_PATTERN);
-    const p = await this.#authorize(principal, 'compute.instanceTemplates.delete', project, scope, templatePath(project, scope, template));
+    const p = await this.#authorize(principal, 'compute.instanceTemplates.delete', project, scope, templatePath(project, scope, template), templatePolicyPath(scope, template));
     const earlier = await this.#earlierOperation(p, requestId);
     if (earlier) return earlier;
     const t = await this.#d.repo.template(this.#d.store.db, p.projectNumber, scope, template);
@@ -248,6 +254,60 @@ export class ComputeService {
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
       selfLink: `${scopeLink(p.projectId, scope)}/instanceTemplates`,
     };
+  }
+
+  // ---- template IAM (global templates: instanceTemplates.getIamPolicy / setIamPolicy / testIamPermissions) ----
+
+  /** The template's own policy: its bindings (those inherited from the project and above are not in it). */
+  async getTemplateIamPolicy(principal: Principal, project: string, template: string, requestedVersion: number | undefined): Promise<Record<string, unknown>> {
+    checkRequestedPolicyVersion(requestedVersion);
+    const { p } = await this.#templateForPolicy(principal, 'compute.instanceTemplates.getIamPolicy', project, template);
+    return policyResource(await this.#d.iam.resourcePolicy(templatePolicyResource(p.projectNumber, template)));
+  }
+
+  /** Replaces the template's policy (read-modify-write: a stale `etag` is 409). */
+  async setTemplateIamPolicy(principal: Principal, project: string, template: string, body: unknown): Promise<Record<string, unknown>> {
+    const { p } = await this.#templateForPolicy(principal, 'compute.instanceTemplates.setIamPolicy', project, template);
+    const request = readSetPolicyRequest(body, await this.#d.iam.directory());
+    const set = await this.#d.iam.setResourcePolicy(templatePolicyResource(p.projectNumber, template), request.bindings, request.etag);
+    if (set === 'conflict') {
+      throw computeError('ABORTED', 'conflict', 'There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff.', { httpCode: 409 });
+    }
+    return policyResource(set);
+  }
+
+  /**
+   * The permissions of the request the caller holds on the template (through its policy or an
+   * ancestor's). Needs no permission itself; a template that does not exist is 404 only to a caller
+   * who may see the project's templates (others get the empty answer either way).
+   */
+  async testTemplateIamPermissions(principal: Principal, project: string, template: string, body: unknown): Promise<Record<string, unknown>> {
+    checkScopeParams(project, GLOBAL);
+    checkPattern('resource', template, RESOURCE_PATTERN);
+    const asked = readTestPermissionsRequest(body);
+    const dir = await this.#d.iam.directory();
+    const p = dir.project(project);
+    if (!p) return {};
+    const policyPath = templatePolicyPath(GLOBAL, template);
+    if (!(await this.#d.repo.template(this.#d.store.db, p.projectNumber, GLOBAL, template))) {
+      if (await this.#d.access.holds(principal, 'compute.instanceTemplates.get', p.projectNumber)) throw resourceNotFound(templatePath(project, GLOBAL, template));
+      return {};
+    }
+    const held: string[] = [];
+    for (const permission of asked) {
+      if (permission.startsWith('compute.instanceTemplates.') && (await this.#d.access.holds(principal, permission, p.projectNumber, policyPath))) held.push(permission);
+    }
+    return held.length ? { permissions: held } : {};
+  }
+
+  /** A global template a policy method names: the permission on it (or above), then its existence. */
+  async #templateForPolicy(principal: Principal, permission: string, project: string, template: string): Promise<{ p: ProjectRecord }> {
+    checkScopeParams(project, GLOBAL);
+    checkPattern('resource', template, RESOURCE_PATTERN);
+    const path = templatePath(project, GLOBAL, template);
+    const p = await this.#authorize(principal, permission, project, GLOBAL, path, templatePolicyPath(GLOBAL, template));
+    if (!(await this.#d.repo.template(this.#d.store.db, p.projectNumber, GLOBAL, template))) throw resourceNotFound(path);
+    return { p };
   }
 
   #templateItem(r: TemplateRow) {
@@ -438,6 +498,8 @@ export class ComputeService {
     if ((await this.#d.repo.deleteTemplate(trx, p.templateId)) === 0) {
       return { failure: operationFailure([{ code: 'RESOURCE_NOT_FOUND', message: `The resource '${templatePath(p.projectId, p.region, p.templateName)}' was not found` }]) };
     }
+    // Its policy goes with it: a new template of the same name starts with none.
+    if (isGlobal(p.region)) await this.#d.iam.deleteResourcePolicy(templatePolicyResource(p.projectNumber, p.templateName), trx);
     return {};
   }
 

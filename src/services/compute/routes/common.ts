@@ -32,6 +32,8 @@ export type RegionParamsT = { project: string; region: string };
 export const ProjectParams = Type.Object({ project: Param });
 export const GlobalTemplateParams = Type.Object({ project: Param, instanceTemplate: Param });
 export const GlobalOperationParams = Type.Object({ project: Param, operation: Param });
+/** The IAM methods name their resource `resource`. */
+export const PolicyResourceParams = Type.Object({ project: Param, resource: Param });
 
 /** Unknown query parameters are refused by name, as Google's front end does (system parameters are taken out first). */
 const closed = { additionalProperties: false } as const;
