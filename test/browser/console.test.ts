@@ -313,7 +313,9 @@ describe('the console in a browser', { skip }, () => {
     assert.match(await row(id).locator('.key-name').evaluate((e) => getComputedStyle(e).textDecorationLine), /line-through/);
     await shots('10-deleted');
     await row(id).getByRole('button', { name: 'Restore' }).click();
+    await confirmAction(/^Restore key /, 'Restore key');
     await row(id).getByText('Active').waitFor();
+    await status().getByText(/^Restored key /).waitFor();
     assert.doesNotMatch(await row(id).getAttribute('class') ?? '', /\bdeleted\b/);
     await page.getByLabel('Show deleted').uncheck();
   });

@@ -197,7 +197,56 @@ export function KeysPage({ session }: { session: Session }) {
     setDialog({ kind: 'show', key: k, keyString: text, copied: true });
   };
 
-  const ask = (p: Pending) => setPending(p);
+  /** The actions on a live key that create or delete a credential, each with what it asks first (restoring one asks too). */
+  const credentialActions = (k: Key): { label: string; className: string; asks: Pending }[] => {
+    const rotatingTo = k.annotations?.[ROTATING_TO];
+    const name = labelOf(k);
+    return [
+      {
+        label: 'Duplicate key',
+        className: 'secondary',
+        asks: {
+          title: `Duplicate key ${name}?`,
+          action: 'Create duplicate',
+          text: `This creates a new, live key "Copy of ${name}" with its own key string and the same restrictions. ${name} is not changed.`,
+          act: () => duplicate(k),
+        },
+      },
+      rotatingTo
+        ? {
+            label: 'Finish rotation',
+            className: 'danger',
+            asks: {
+              title: `Finish rotation of ${name}?`,
+              action: 'Delete old key',
+              danger: true,
+              text: `This deletes the old key ${idOf(k)}: apps still using it stop working. Its replacement ${rotatingTo} stays. The old key can be restored for 30 days.`,
+              act: () => remove(k, 'finish rotation of'),
+            },
+          }
+        : {
+            label: 'Rotate',
+            className: 'secondary',
+            asks: {
+              title: `Rotate key ${name}?`,
+              action: 'Create new key',
+              text: `This creates a new, live key with the same name and restrictions. ${name} keeps working, marked as rotating, until you finish the rotation (which deletes it).`,
+              act: () => rotate(k),
+            },
+          },
+      {
+        label: 'Delete',
+        className: 'danger',
+        asks: {
+          title: `Delete key ${name}?`,
+          action: 'Delete key',
+          danger: true,
+          text: `Apps using key ${idOf(k)} stop working at once. It can be restored for 30 days.`,
+          act: () => remove(k, 'delete key'),
+        },
+      },
+    ];
+  };
   const confirmed = () => {
     const p = pending;
     setPending(undefined);
@@ -248,7 +297,17 @@ export function KeysPage({ session }: { session: Session }) {
               <td>
                 <div className="row-actions">
                   {k.deleteTime ? (
-                    <button type="button" onClick={() => quietly(restore(k))}>
+                    <button
+                      type="button"
+                      onClick={() =>
+                        setPending({
+                          title: `Restore key ${labelOf(k)}?`,
+                          action: 'Restore key',
+                          text: `Its key string works again at once, with the restrictions it had.`,
+                          act: () => restore(k),
+                        })
+                      }
+                    >
                       Restore
                     </button>
                   ) : (
@@ -259,67 +318,11 @@ export function KeysPage({ session }: { session: Session }) {
                       <button type="button" className="secondary" onClick={() => setDialog({ kind: 'edit', key: k })}>
                         Edit
                       </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={() =>
-                          ask({
-                            title: `Duplicate key ${labelOf(k)}?`,
-                            action: 'Create duplicate',
-                            text: `This creates a new, live key "Copy of ${labelOf(k)}" with its own key string and the same restrictions. ${labelOf(k)} is not changed.`,
-                            act: () => duplicate(k),
-                          })
-                        }
-                      >
-                        Duplicate key
-                      </button>
-                      {rotatingTo ? (
-                        <button
-                          type="button"
-                          className="danger"
-                          onClick={() =>
-                            ask({
-                              title: `Finish rotation of ${labelOf(k)}?`,
-                              action: 'Delete old key',
-                              danger: true,
-                              text: `This deletes the old key ${idOf(k)}: apps still using it stop working. Its replacement ${rotatingTo} stays. The old key can be restored for 30 days.`,
-                              act: () => remove(k, 'finish rotation of'),
-                            })
-                          }
-                        >
-                          Finish rotation
+                      {credentialActions(k).map((a) => (
+                        <button key={a.label} type="button" className={a.className} onClick={() => setPending(a.asks)}>
+                          {a.label}
                         </button>
-                      ) : (
-                        <button
-                          type="button"
-                          className="secondary"
-                          onClick={() =>
-                            ask({
-                              title: `Rotate key ${labelOf(k)}?`,
-                              action: 'Create new key',
-                              text: `This creates a new, live key with the same name and restrictions. ${labelOf(k)} keeps working, marked as rotating, until you finish the rotation (which deletes it).`,
-                              act: () => rotate(k),
-                            })
-                          }
-                        >
-                          Rotate
-                        </button>
-                      )}
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() =>
-                          ask({
-                            title: `Delete key ${labelOf(k)}?`,
-                            action: 'Delete key',
-                            danger: true,
-                            text: `Apps using key ${idOf(k)} stop working at once. It can be restored for 30 days.`,
-                            act: () => remove(k, 'delete key'),
-                          })
-                        }
-                      >
-                        Delete
-                      </button>
+                      ))}
                     </>
                   )}
                 </div>
