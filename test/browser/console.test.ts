@@ -497,12 +497,23 @@ describe('the console in a browser', { skip }, () => {
     await shots('20-search-long-word');
   });
 
+  it('photographs the admin pages (requests, faults)', async () => {
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('heading', { name: 'Requests' }).waitFor();
+    await page.locator('tr').nth(1).waitFor();
+    await shots('21-requests');
+    for (const n of await lineCounts('td code.id')) assert.equal(n, 1, 'a method or operation id wraps');
+    await page.getByRole('link', { name: 'Faults' }).click();
+    await page.getByRole('heading', { name: 'Faults' }).waitFor();
+    await shots('22-faults');
+  });
+
   it('shows a not-found page for an unknown route', async () => {
     await page.goto(`${url}#/no-such-page`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     assert.equal(await page.getByRole('heading', { name: 'API keys' }).count(), 0);
     await page.getByText('/no-such-page').waitFor();
-    await shots('21-not-found');
+    await shots('23-not-found');
     await page.getByRole('link', { name: 'API keys' }).first().click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });

@@ -107,7 +107,7 @@ export function RequestsPage({ session }: { session: Session }) {
           <tr key={r.seq} className={r.fault ? 'faulted' : undefined}>
             <td>{new Date(r.time).toLocaleTimeString()}</td>
             <td>
-              <code title={`${r.httpMethod} ${r.url}`}>{r.method}</code>
+              <code className="id" title={`${r.httpMethod} ${r.url}`}>{r.method}</code>
             </td>
             <td>{r.principal ?? (r.apiKeyId ? `key ${r.apiKeyId}` : '')}</td>
             <td>{r.project ?? ''}</td>
@@ -117,7 +117,7 @@ export function RequestsPage({ session }: { session: Session }) {
             </td>
             <td>{r.latencyMs.toFixed(1)} ms</td>
             <td>{r.fault ? `${r.fault.action} (${r.fault.rule})` : ''}</td>
-            <td>{r.operation ? <code>{r.operation}</code> : ''}</td>
+            <td>{r.operation ? <code className="id">{r.operation}</code> : ''}</td>
           </tr>
         )}
       />
