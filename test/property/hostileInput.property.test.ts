@@ -52,8 +52,11 @@ describe('hostile input at every route (property)', () => {
     return JSON.stringify(snap);
   }
 
+  /** A Compute method cloudtwin does not offer answers 501 notImplemented by design (docs/differences.md): not a failure. */
+  const notOffered = (res: LightMyRequestResponse) => res.statusCode === 501 && /"reason": ?"notImplemented"/.test(res.body);
+
   function check(route: RouteInfo, res: LightMyRequestResponse, what: string): void {
-    assert.ok(res.statusCode < 500, `${route.method} ${route.url} ${what}: ${res.statusCode} ${res.body.slice(0, 500)}`);
+    assert.ok(res.statusCode < 500 || notOffered(res), `${route.method} ${route.url} ${what}: ${res.statusCode} ${res.body.slice(0, 500)}`);
     assert.doesNotMatch(res.body.slice(0, 100_000), INTERNALS, `${route.method} ${route.url} ${what}: internals in ${res.body.slice(0, 500)}`);
     if (res.statusCode >= 400 && /json/.test(String(res.headers['content-type']))) {
       const body = res.json();

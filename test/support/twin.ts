@@ -1,6 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { after, before } from 'node:test';
 import { createCloudtwin, type Cloudtwin, type CloudtwinOptions } from '../../src/server.ts';
+import { ConformanceRecorder } from './computeConformance.ts';
 import { freshDatabase } from './store.ts';
 import { testWorld } from './world.ts';
 
@@ -11,6 +12,8 @@ export interface TestTwin {
   /** Calls the admin API with the admin token. */
   admin(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   token(principal: string, scopes?: string[], ttlSeconds?: number): Promise<string>;
+  /** Every Compute answer `call` got, checked against the discovery document's response schemas: `close` fails on any that does not conform. */
+  conformance: ConformanceRecorder;
   close(): Promise<void>;
 }
 
@@ -28,10 +31,12 @@ export async function startTestTwin(opts: Partial<CloudtwinOptions> & { world?: 
     if (r.statusCode !== 200) throw new Error(`token failed: ${r.body}`);
     return r.json().access_token as string;
   };
+  const conformance = new ConformanceRecorder();
   return {
     twin,
     admin,
     token,
+    conformance,
     async call(principal, o) {
       const { scopes, ...inject } = o;
       const headers: Record<string, string> = { ...(inject.headers as Record<string, string>) };
@@ -41,11 +46,14 @@ export async function startTestTwin(opts: Partial<CloudtwinOptions> & { world?: 
         if (!t) tokens.set(cacheKey, (t = await token(principal, scopes)));
         headers.authorization = `Bearer ${t}`;
       }
-      return twin.app.inject({ ...inject, headers });
+      const res = await twin.app.inject({ ...inject, headers });
+      conformance.record(String(inject.method ?? 'GET'), String(inject.url ?? ''), res.statusCode, res.body);
+      return res;
     },
     async close() {
       await twin.close();
       await db.drop();
+      conformance.check();
     },
   };
 }

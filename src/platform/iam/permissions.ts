@@ -55,6 +55,14 @@ export const COMPUTE_PERMISSIONS = [
   'compute.reservations.list',
   'compute.machineTypes.get',
   'compute.machineTypes.list',
+  'compute.zones.get',
+  'compute.zones.list',
+  'compute.addresses.get',
+  'compute.addresses.list',
+  'compute.globalAddresses.get',
+  'compute.globalAddresses.list',
+  'compute.acceleratorTypes.get',
+  'compute.acceleratorTypes.list',
 ] as const;
 
 export const OTHER_PERMISSIONS = [

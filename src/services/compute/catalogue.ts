@@ -21,19 +21,43 @@ export const REGIONS: ReadonlyMap<string, readonly string[]> = new Map(
   }),
 );
 
-/** Stable numeric ids for built-in resources (the real ones are fixed per resource too). */
-function stableId(text: string): string {
+/** Stable numeric ids for built-in resources (the real ones are fixed per resource too): distinct per text. */
+export function stableId(text: string): string {
   let h = 1469598103934665603n;
   for (const c of Buffer.from(text)) h = ((h ^ BigInt(c)) * 1099511628211n) & 0xffffffffffffffffn;
-  return (h % 9000000000000000000n + 1000000000000000000n).toString();
+  return (h % 8000000000000000000n + 1000000000000000000n).toString(); // within int64, as ids and license codes are
+}
+
+/** The creation time of every built-in region, zone, machine type and accelerator type. */
+export const CATALOGUE_EPOCH = '1969-12-31T16:00:00.000-08:00';
+
+/** Every built-in zone, by name, with its region. */
+export const ZONES: ReadonlyMap<string, string> = new Map([...REGIONS].flatMap(([region, zones]) => zones.map((z) => [z, region] as const)));
+
+const CPU_PLATFORMS = ['Intel Cascade Lake', 'Intel Ice Lake', 'Intel Sapphire Rapids', 'AMD Rome', 'AMD Milan', 'AMD Genoa'];
+
+export function zoneResource(zone: string, project: string): Record<string, unknown> {
+  const base = `https://www.googleapis.com/compute/v1/projects/${project}`;
+  return {
+    kind: 'compute#zone',
+    id: stableId(`zone/${zone}`),
+    creationTimestamp: CATALOGUE_EPOCH,
+    name: zone,
+    description: zone,
+    status: 'UP',
+    region: `${base}/regions/${ZONES.get(zone)}`,
+    selfLink: `${base}/zones/${zone}`,
+    availableCpuPlatforms: CPU_PLATFORMS,
+    supportsPzs: false,
+  };
 }
 
 export function regionResource(region: string, project: string): Record<string, unknown> {
   const base = `https://www.googleapis.com/compute/v1/projects/${project}`;
   return {
     kind: 'compute#region',
-    id: stableId(`region/${region}`).slice(0, 4),
-    creationTimestamp: '1969-12-31T16:00:00.000-08:00',
+    id: stableId(`region/${region}`),
+    creationTimestamp: CATALOGUE_EPOCH,
     name: region,
     description: region,
     status: 'UP',
@@ -108,9 +132,19 @@ function publicImage(s: ImageSeed): Record<string, unknown> {
   };
 }
 
-/** Public image projects: project -> images (newest per family). */
+/**
+ * The public image projects gcloud lists (`gcloud compute images list` asks each of them), readable
+ * by every authenticated principal; those without catalogue images list none.
+ */
+export const PUBLIC_IMAGE_PROJECTS: readonly string[] = [
+  'centos-cloud', 'cos-cloud', 'debian-cloud', 'fedora-coreos-cloud', 'opensuse-cloud', 'oracle-linux-cloud', 'rhel-cloud', 'rhel-sap-cloud',
+  'rocky-linux-accelerator-cloud', 'rocky-linux-cloud', 'suse-cloud', 'suse-sap-cloud', 'ubuntu-os-accelerator-images', 'ubuntu-os-cloud',
+  'ubuntu-os-pro-cloud', 'windows-cloud', 'windows-sql-cloud',
+];
+
+/** Public image projects: project -> images (newest per family); every project of PUBLIC_IMAGE_PROJECTS has an entry. */
 export const PUBLIC_IMAGES: ReadonlyMap<string, readonly Record<string, unknown>[]> = (() => {
-  const m = new Map<string, Record<string, unknown>[]>();
+  const m = new Map<string, Record<string, unknown>[]>(PUBLIC_IMAGE_PROJECTS.map((p) => [p, []]));
   for (const s of IMAGE_SEEDS) {
     if (!m.has(s.project)) m.set(s.project, []);
     m.get(s.project)!.push(publicImage(s));
@@ -181,3 +215,38 @@ export const ACCELERATOR_TYPES: ReadonlyMap<string, string> = new Map([
   ['nvidia-a100-80gb', 'NVIDIA A100 80GB'],
   ['nvidia-h100-80gb', 'NVIDIA H100 80GB'],
 ]);
+
+/** A catalogue machine type as `machineTypes.get` answers it in `zone` (its `zone` field is the zone's name, as Compute writes it). */
+export function machineTypeResource(t: MachineTypeInfo, zone: string, project: string): Record<string, unknown> {
+  return {
+    kind: 'compute#machineType',
+    id: stableId(`machineType/${t.name}`),
+    creationTimestamp: CATALOGUE_EPOCH,
+    name: t.name,
+    description: t.description,
+    guestCpus: t.guestCpus,
+    memoryMb: t.memoryMb,
+    imageSpaceGb: 0,
+    maximumPersistentDisks: t.name.startsWith('e2-') && t.guestCpus <= 2 && t.memoryMb <= 4096 ? 16 : 128,
+    maximumPersistentDisksSizeGb: t.name.startsWith('e2-') && t.guestCpus <= 2 && t.memoryMb <= 4096 ? '3072' : '263168',
+    zone,
+    selfLink: `https://www.googleapis.com/compute/v1/projects/${project}/zones/${zone}/machineTypes/${t.name}`,
+    isSharedCpu: /^(e2-(micro|small|medium)|f1-micro|g1-small)$/.test(t.name),
+    ...(t.name.startsWith('t2a-') ? { architecture: 'ARM64' } : {}),
+  };
+}
+
+/** A catalogue accelerator type as `acceleratorTypes.get` answers it in `zone`. */
+export function acceleratorTypeResource(name: string, description: string, zone: string, project: string): Record<string, unknown> {
+  const base = `https://www.googleapis.com/compute/v1/projects/${project}/zones/${zone}`;
+  return {
+    kind: 'compute#acceleratorType',
+    id: stableId(`acceleratorType/${name}`),
+    creationTimestamp: CATALOGUE_EPOCH,
+    name,
+    description,
+    zone: base,
+    selfLink: `${base}/acceleratorTypes/${name}`,
+    maximumCardsPerInstance: name.includes('h100') || name.includes('a100') ? 16 : name.includes('l4') ? 8 : 4,
+  };
+}

@@ -9,6 +9,8 @@ import { registerComputeRoutes } from './plugin.ts';
 import { ComputeRepository } from './repository.ts';
 import { ComputeService } from './service.ts';
 import { ComputeWorld } from './world.ts';
+import { registerComputeWorldRoutes } from './worldPlugin.ts';
+import { ComputeWorldReader } from './worldReader.ts';
 
 /** How long `regionOperations.wait` blocks at most, as the real service (about 2 minutes). */
 export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
@@ -27,5 +29,6 @@ export function createCompute(
   const world = new ComputeWorld(() => d.store.db);
   const service = new ComputeService({ ...d, repo, world, waitTimeoutMs: d.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS });
   registerComputeRoutes(app, service);
+  registerComputeWorldRoutes(app, new ComputeWorldReader({ iam: d.iam, access: d.access, world }));
   return { service, purgeForgottenOperations: () => repo.purgeOrphanOperations(d.store.db) };
 }

@@ -14,14 +14,11 @@ import { listInstanceTemplates } from './routes/listInstanceTemplates.ts';
 import { waitGlobalOperation } from './routes/waitGlobalOperation.ts';
 import { deleteRegionInstanceTemplate } from './routes/deleteRegionInstanceTemplate.ts';
 import { deleteRegionOperation } from './routes/deleteRegionOperation.ts';
-import { getImage } from './routes/getImage.ts';
-import { getRegion } from './routes/getRegion.ts';
 import { getRegionInstanceTemplate } from './routes/getRegionInstanceTemplate.ts';
 import { getRegionOperation } from './routes/getRegionOperation.ts';
 import { insertRegionInstanceTemplate } from './routes/insertRegionInstanceTemplate.ts';
 import { listRegionInstanceTemplates } from './routes/listRegionInstanceTemplates.ts';
 import { listRegionOperations } from './routes/listRegionOperations.ts';
-import { listRegions } from './routes/listRegions.ts';
 import { waitRegionOperation } from './routes/waitRegionOperation.ts';
 import type { ComputeService } from './service.ts';
 
@@ -49,9 +46,6 @@ export function registerComputeRoutes(app: FastifyInstance, svc: ComputeService)
     waitRegionOperation,
     aggregatedListInstanceTemplates,
     aggregatedListOperations,
-    getImage,
-    getRegion,
-    listRegions,
   ]) {
     route(app, svc);
   }

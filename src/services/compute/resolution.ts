@@ -61,7 +61,7 @@ export function isPublicReference(ref: ParsedRef): boolean {
 }
 
 /** The newest usable image of a family (deprecated and obsolete images are skipped). */
-function newestOfFamily(images: readonly Record<string, any>[], family: string): Record<string, any> | undefined {
+export function newestOfFamily(images: readonly Record<string, any>[], family: string): Record<string, any> | undefined {
   let best: Record<string, any> | undefined;
   for (const img of images) {
     if (img.family !== family) continue;

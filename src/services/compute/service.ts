@@ -3,23 +3,21 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Ids } from '../../platform/crypto/random.ts';
-import { ApiError } from '../../platform/http/errors.ts';
 import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { ProjectRecord } from '../../platform/iam/directory.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
 import type { OperationEngine, OperationError, OperationRecord } from '../../platform/operations/engine.ts';
 import type { Database } from '../../platform/store/schema.ts';
 import type { Store } from '../../platform/store/store.ts';
-import { PUBLIC_IMAGES, REGIONS, regionResource } from './catalogue.ts';
+import { authorizeCompute } from './access.ts';
+import { REGIONS } from './catalogue.ts';
 import { computeError, fieldErrors, forbidden, invalidParameter, type OperationFailure, operationFailure, resourceNotFound, alreadyExists } from './errors.ts';
-import { matchesFilter, parseComputeFilter } from './filter/filter.ts';
 import { buildStoredTemplate } from './instanceTemplate/defaults.ts';
 import { templateReferences } from './instanceTemplate/references.ts';
-import type { ComputeFilter, OperationErrorEntry } from './instanceTemplate/types.ts';
+import type { OperationErrorEntry } from './instanceTemplate/types.ts';
 import { validateInsertBody } from './instanceTemplate/validate.ts';
 import { checkRequestedPolicyVersion, policyResource, readSetPolicyRequest, readTestPermissionsRequest } from './policy.ts';
 import {
-  IMAGE_PATTERN,
   OPERATION_PATTERN,
   PROJECT_PATTERN,
   REGION_PATTERN,
@@ -42,13 +40,13 @@ import {
   templateLink,
   templatePath,
 } from './names.ts';
-import { type PageQuery, decodeCursor, encodeCursor } from './pageToken.ts';
+import { type ListParams, listPage } from './listPage.ts';
 import type { ComputeRepository, ListCursor, ListOrder, OperationIndexRow, TemplateRow } from './repository.ts';
-import { REFERENCE_COLLECTION, TemplateResolver, type TemplateScope, findImage, isPublicReference, lookupIn, parseTemplateRef, worldImage, zonesOf } from './resolution.ts';
+import { REFERENCE_COLLECTION, TemplateResolver, type TemplateScope, isPublicReference, lookupIn, parseTemplateRef, zonesOf } from './resolution.ts';
 import { refPath } from './references.ts';
 import type { ComputeWorld } from './world.ts';
 
-export const MAX_RESULTS = 500;
+export { MAX_RESULTS } from './listPage.ts';
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -65,13 +63,7 @@ export interface ComputeDeps {
   waitTimeoutMs: number;
 }
 
-export interface ListParams {
-  filter?: string;
-  maxResults?: number;
-  orderBy?: string;
-  pageToken?: string;
-  returnPartialSuccess?: boolean;
-}
+export type { ListParams } from './listPage.ts';
 
 interface OperationPayload {
   type: TemplateOperation;
@@ -156,17 +148,7 @@ export class ComputeService {
    */
   async #authorize(principal: Principal, permission: string, project: string, scope: Scope | undefined, path: string, policyPath?: string): Promise<ProjectRecord> {
     const region = scope === undefined || isGlobal(scope) ? undefined : scope;
-    const dir = await this.#d.iam.directory();
-    const known = dir.project(project);
-    if (!known && principal.superuser) throw resourceNotFound(region ? regionPath(project, region) : `projects/${project}`);
-    try {
-      const p = await this.#d.access.require(principal, permission, { project, service: SERVICE, name: path, policyPath });
-      if (region !== undefined && !REGIONS.has(region)) throw resourceNotFound(regionPath(project, region));
-      return p;
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 'PERMISSION_DENIED') throw forbidden(permission, path);
-      throw err;
-    }
+    return authorizeCompute(this.#d, principal, permission, project, region === undefined ? {} : { region }, path, policyPath);
   }
 
   // ---- instance templates ------------------------------------------------------------------
@@ -505,51 +487,13 @@ export class ComputeService {
 
   // ---- lists -------------------------------------------------------------------------------
 
-  /**
-   * One page of a list: `maxResults` 0..500 (0 = 500), `orderBy` `name` or `creationTimestamp desc`,
-   * a filter applied item by item (fetching further batches until the page is full).
-   */
-  async #page<T extends { resource: unknown; cursor: { name: ListCursor; creation: ListCursor } }>(
+  /** One page of a list (see `listPage`). */
+  #page<T extends { resource: unknown; cursor: { name: ListCursor; creation: ListCursor } }>(
     q: ListParams,
     listId: string,
     fetch: (order: ListOrder, after: ListCursor | undefined, limit: number) => Promise<T[]>,
   ): Promise<{ items: T[]; nextPageToken?: string }> {
-    const { limit, order, filter } = this.#listQuery(q);
-    const query: PageQuery = { list: listId, order, filter: q.filter ?? '' };
-    let after = q.pageToken ? decodeCursor(q.pageToken, query) : undefined;
-    const items: T[] = [];
-    const cursorOf = (t: T) => (order === 'name' ? t.cursor.name : t.cursor.creation);
-    for (let rounds = 0; rounds < 10_000; rounds++) {
-      const batch = await fetch(order, after, filter ? Math.max(limit + 1, 200) : limit + 1);
-      for (const t of batch) {
-        if (filter && !matchesFilter(filter, t.resource)) {
-          after = cursorOf(t);
-          continue;
-        }
-        if (items.length === limit) return { items, nextPageToken: encodeCursor(query, after!) };
-        items.push(t);
-        after = cursorOf(t);
-      }
-      if (batch.length < (filter ? Math.max(limit + 1, 200) : limit + 1)) break;
-    }
-    return { items };
-  }
-
-  #listQuery(q: ListParams): { limit: number; order: ListOrder; filter?: ComputeFilter } {
-    if (q.maxResults !== undefined && (q.maxResults < 0 || q.maxResults > MAX_RESULTS)) {
-      throw computeError('INVALID_ARGUMENT', 'invalidParameter', `Invalid value '${q.maxResults}'. Values must be within the range: [0, ${MAX_RESULTS}]`, { location: 'maxResults' });
-    }
-    const limit = q.maxResults || MAX_RESULTS;
-    let order: ListOrder = 'name';
-    if (q.orderBy !== undefined && q.orderBy !== '') {
-      const o = q.orderBy.trim().replace(/\s+/g, ' ');
-      if (o === 'creationTimestamp desc') order = 'creationTimestamp desc';
-      else if (o !== 'name' && o !== 'name asc') {
-        throw computeError('INVALID_ARGUMENT', 'invalid', `Invalid value for field 'orderBy': '${q.orderBy}'. Sorting by this field is not supported; use 'name' or 'creationTimestamp desc'.`, { location: 'orderBy' });
-      }
-    }
-    const filter = q.filter !== undefined && q.filter.trim() !== '' ? parseComputeFilter(q.filter) : undefined;
-    return { limit, order, filter };
+    return listPage(q, listId, fetch);
   }
 
   // ---- aggregated lists --------------------------------------------------------------------
@@ -596,52 +540,6 @@ export class ComputeService {
       items,
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
       selfLink: `https://www.googleapis.com/compute/v1/projects/${p.projectId}/aggregated/${field}`,
-    };
-  }
-
-  // ---- images and regions ------------------------------------------------------------------
-
-  /** `images.get` / `images.getFromFamily`: public image projects are readable by every authenticated principal. */
-  async getImage(principal: Principal, project: string, image: string, family: boolean): Promise<Record<string, unknown>> {
-    checkPattern('project', project, PROJECT_PATTERN);
-    checkPattern(family ? 'family' : 'image', image, family ? IMAGE_PATTERN : RESOURCE_PATTERN);
-    const path = `projects/${project}/global/images/${family ? 'family/' : ''}${image}`;
-    if (!PUBLIC_IMAGES.has(project)) await this.#authorize(principal, 'compute.images.get', project, undefined, path);
-    const found = await findImage(this.#d.world, lookupIn(this.#d.store.db), project, image, family);
-    if (!found && !family && /^[0-9]+$/.test(image)) {
-      const byId = [...(PUBLIC_IMAGES.get(project) ?? [])].find((i) => i.id === image);
-      if (byId) return byId;
-    }
-    if (!found) throw resourceNotFound(path);
-    return found.kind ? found : worldImage(project, found);
-  }
-
-  async getRegion(principal: Principal, project: string, region: string): Promise<Record<string, unknown>> {
-    checkScopeParams(project, regionScope(project, region));
-    const p = await this.#authorize(principal, 'compute.regions.get', project, region, regionPath(project, region));
-    return regionResource(region, p.projectId);
-  }
-
-  /** `regions.list`: the built-in regions, as `regions.get` gives each; filter, order and pages as every list. */
-  async listRegions(principal: Principal, project: string, q: ListParams): Promise<Record<string, unknown>> {
-    checkPattern('project', project, PROJECT_PATTERN);
-    const p = await this.#authorize(principal, 'compute.regions.list', project, undefined, `projects/${project}`);
-    // Every region has the same creation time: `creationTimestamp desc` is name order too.
-    const all = [...REGIONS.keys()].sort().map((name) => {
-      const resource = regionResource(name, p.projectId);
-      const cursor = { key: name, id: String(resource.id) };
-      return { resource, cursor: { name: cursor, creation: cursor } };
-    });
-    const page = await this.#page(q, `regions/${p.projectNumber}`, async (_order, after, limit) => {
-      const from = after ? all.findIndex((r) => r.cursor.name.key > after.key) : 0;
-      return from < 0 ? [] : all.slice(from, from + limit);
-    });
-    return {
-      kind: 'compute#regionList',
-      id: `projects/${p.projectId}/regions`,
-      ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
-      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      selfLink: `https://www.googleapis.com/compute/v1/projects/${p.projectId}/regions`,
     };
   }
 }

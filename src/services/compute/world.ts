@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { HotQuery } from '../../platform/store/hotQuery.ts';
 import type { Database } from '../../platform/store/schema.ts';
 import { REGIONS } from './catalogue.ts';
+import { normalizeResource } from './discovery/schema.ts';
 import type { ComputeWorldSchema } from './worldSchema.ts';
 
 export type ComputeWorldDoc = Static<typeof ComputeWorldSchema>;
@@ -22,6 +23,23 @@ const SECTIONS = {
   acceleratorTypes: 'acceleratorType',
 } as const;
 export type WorldKind = (typeof SECTIONS)[keyof typeof SECTIONS];
+
+/** The discovery schema of each kind's entries. */
+const SCHEMA_OF: Record<WorldKind, string> = {
+  network: 'Network',
+  subnetwork: 'Subnetwork',
+  image: 'Image',
+  snapshot: 'Snapshot',
+  disk: 'Disk',
+  instance: 'Instance',
+  reservation: 'Reservation',
+  address: 'Address',
+  machineType: 'MachineType',
+  acceleratorType: 'AcceleratorType',
+};
+
+/** Fields of an entry that are the world's, not the resource's (`region` / `zone` as names). */
+const WORLD_FIELDS: ReadonlySet<string> = new Set(['project', 'region', 'zone']);
 
 type Entry = Record<string, unknown> & { name: string; project: string; region?: string; zone?: string };
 
@@ -49,7 +67,10 @@ function validCidr(text: unknown): boolean {
 
 /**
  * Checks the section (beyond its schema) against the projects the document and the store know;
- * returns problems as `compute.subnetworks[0].region: ...`.
+ * returns problems as `compute.subnetworks[0].region: ...`. Each entry is first read as proto JSON
+ * reads the resource (discovery/schema.ts): numbers and int64 strings coerced to the canonical
+ * form (in place: what is written is the normalized entry); unknown fields, values of the wrong
+ * type, enum values outside the schema and timestamps that are not RFC 3339 are problems.
  */
 export async function checkComputeSection(trx: Kysely<Database>, doc: ComputeWorldDoc, projectNumberOf: (id: string) => string | undefined): Promise<string[]> {
   const problems: string[] = [];
@@ -61,8 +82,10 @@ export async function checkComputeSection(trx: Kysely<Database>, doc: ComputeWor
   for (const [section, kind] of Object.entries(SECTIONS) as [keyof ComputeWorldDoc, WorldKind][]) {
     const entries = (doc[section] ?? []) as Entry[];
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i];
       const at = `compute.${section}[${i}]`;
+      const normalized = normalizeResource(SCHEMA_OF[kind], entries[i], at, WORLD_FIELDS);
+      problems.push(...normalized.problems);
+      const e = (entries[i] = normalized.value as Entry);
       const projectNumber = projectNumberOf(e.project);
       if (!projectNumber) problems.push(`${at}.project: project '${e.project}' does not exist`);
       if (e.region !== undefined && !REGIONS.has(e.region)) problems.push(`${at}.region: unknown region '${e.region}'`);
