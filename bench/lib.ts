@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { ALICE, DEMO, testWorld } from '../test/support/world.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'cloudtwin.js');
@@ -433,4 +434,18 @@ export function loadRows(results: LoadResult[], baseline: LoadResult): Record<st
     'server CPU us/req': usText(r.cpuUsPerRequest),
     'CPU vs baseline': r === baseline ? '1.00x' : (r.cpuUsPerRequest / baseline.cpuUsPerRequest).toFixed(2) + 'x',
   }));
+}
+
+/** Applies the test world, creates a key (instant operations) and mints a token for ALICE. */
+export async function prepareKey(twin: Child & { admin(m: string, p: string, b?: unknown): Promise<any> }, body: unknown = { displayName: 'bench' }): Promise<{ token: string; keyString: string; keyName: string }> {
+  await twin.admin('POST', '/_twin/v1/world:apply', testWorld);
+  await twin.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+  const { access_token: token } = await twin.admin('POST', '/_twin/v1/tokens', { principal: ALICE });
+  let op = await call(twin.url, 'POST', `/v2/projects/${DEMO.projectId}/locations/global/keys`, token, body);
+  for (let i = 0; !op.done && i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    op = await call(twin.url, 'GET', `/v2/${op.name}`, token);
+  }
+  if (!op.done || !op.response?.keyString) throw new Error(`key creation did not finish: ${JSON.stringify(op)}`);
+  return { token, keyString: op.response.keyString, keyName: op.response.name };
 }

@@ -3,27 +3,12 @@
 // server's own CPU time per request against the baseline's (the target: <= 1.6x).
 //
 //   npm run bench:lookup        (env: BENCH_SECONDS=10, BENCH_CONNECTIONS=50)
-import { ALICE, DEMO, testWorld } from '../test/support/world.ts';
-import { type Child, call, compare, cpuRatioText, equalRateCpuText, deadline, loadRows, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, usText } from './lib.ts';
+import { call, compare, cpuRatioText, equalRateCpuText, deadline, loadRows, prepareKey, ratioText, pinSelf, printSummary, printTable, startBaseline, startCloudtwin, usText } from './lib.ts';
 
 deadline(110);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const layout = pinSelf();
-
-/** Applies the test world, creates a key (instant operations) and mints a token for ALICE. */
-async function prepareKey(twin: Child & { admin(m: string, p: string, b?: unknown): Promise<any> }, body: unknown = { displayName: 'bench' }): Promise<{ token: string; keyString: string; keyName: string }> {
-  await twin.admin('POST', '/_twin/v1/world:apply', testWorld);
-  await twin.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
-  const { access_token: token } = await twin.admin('POST', '/_twin/v1/tokens', { principal: ALICE });
-  let op = await call(twin.url, 'POST', `/v2/projects/${DEMO.projectId}/locations/global/keys`, token, body);
-  for (let i = 0; !op.done && i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    op = await call(twin.url, 'GET', `/v2/${op.name}`, token);
-  }
-  if (!op.done || !op.response?.keyString) throw new Error(`key creation did not finish: ${JSON.stringify(op)}`);
-  return { token, keyString: op.response.keyString, keyName: op.response.name };
-}
 
 const baseline = await startBaseline();
 const twin = await startCloudtwin();

@@ -124,10 +124,11 @@ describe('request journal with bodies: no secret in any entry', () => {
     const sa = (await t.admin('POST', '/_twin/v1/serviceAccountKeys', { serviceAccount: 'ci-robot@demo-project.iam.gserviceaccount.com' })).json();
     const secrets = [key, token, sa.private_key as string];
     const pemBody = (sa.private_key as string).split('\n')[1];
-    const places = fc.constantFrom('query-key', 'header-key', 'query-keyString', 'body-field', 'body-displayName', 'path', 'token-query');
+    const places = fc.constantFrom('query-key', 'header-key', 'query-keyString', 'body-field', 'body-displayName', 'path', 'token-query', 'query-q', 'compute-filter');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...secrets), places, fc.constantFrom('GET', 'POST', 'PATCH'), async (secret, where, verb) => {
-        const enc = encodeURIComponent(secret);
+      fc.asyncProperty(fc.constantFrom(...secrets), places, fc.constantFrom('GET', 'POST', 'PATCH'), fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), async (secret, where, verb, before, after) => {
+        // the secret wrapped in arbitrary text (a credential is masked wherever it sits in a value)
+        const enc = encodeURIComponent(where === 'query-q' || where === 'compute-filter' ? before + secret + after : secret);
         const url = {
           'query-key': `/youtube/v3/search?part=snippet&key=${enc}`,
           'header-key': '/youtube/v3/videos?part=id&id=a',
@@ -136,6 +137,8 @@ describe('request journal with bodies: no secret in any entry', () => {
           'body-displayName': `${keysPath()}`,
           path: `${keysPath()}/${enc}`,
           'token-query': `${keysPath()}?access_token=${enc}`,
+          'query-q': `/youtube/v3/search?part=snippet&q=${enc}&key=${encodeURIComponent(key)}`,
+          'compute-filter': `/compute/v1/projects/${DEMO.projectId}/regions/us-central1/instanceTemplates?filter=name%20%3D%20${enc}`,
         }[where];
         const method = where.startsWith('body') ? (verb === 'GET' ? 'POST' : verb) : 'GET';
         const payload = where === 'body-field' ? { keyString: secret, restrictions: { token: secret } } : where === 'body-displayName' ? { displayName: secret } : undefined;
@@ -146,10 +149,13 @@ describe('request journal with bodies: no secret in any entry', () => {
           headers: { authorization: `Bearer ${token}`, ...(where === 'header-key' ? { 'x-goog-api-key': secret } : {}) },
         });
         const text = JSON.stringify(await journal(t, '?limit=5'));
-        for (const s of secrets) assert.ok(!text.includes(s), `a secret in the journal after ${where}`);
+        for (const s of secrets) {
+          assert.ok(!text.includes(s) && !text.includes(JSON.stringify(s).slice(1, -1)), `a secret in the journal after ${where}`);
+          assert.ok(!text.includes(encodeURIComponent(s).slice(0, 40)), `an encoded secret in the journal after ${where}`);
+        }
         assert.ok(!text.includes(pemBody));
       }),
-      { numRuns: 40, seed: 19 },
+      { numRuns: 150, seed: 19 },
     );
     // bodies were journaled (masked), so the property saw them
     assert.ok((await journal(t, '?limit=100')).some((e) => JSON.stringify(e.requestBody ?? '').includes('REDACTED')));

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '@sinclair/typebox';
 import { invalidArgument } from '../../platform/http/errors.ts';
-import { type JournalEntry, MAX_JOURNAL_LIMIT } from '../../platform/journal/journal.ts';
+import { MAX_JOURNAL_LIMIT, readableEntry } from '../../platform/journal/journal.ts';
 import type { AdminContext } from '../context.ts';
 
 const Query = Type.Object(
@@ -16,13 +16,6 @@ const Query = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** An entry as the admin API shows it: its time as RFC 3339, the URL's query as an object. */
-function render(e: JournalEntry): Record<string, unknown> {
-  const { timeMs, ...rest } = e;
-  const q = e.url.indexOf('?');
-  return { ...rest, time: new Date(timeMs).toISOString(), query: q < 0 ? {} : Object.fromEntries(new URLSearchParams(e.url.slice(q + 1))) };
-}
 
 /**
  * The request journal of this process: `GET /_twin/v1/requests?method=&principal=&project=&status=&since=&after=&limit=`
@@ -45,7 +38,7 @@ export function requests(app: FastifyInstance, ctx: AdminContext): void {
     const entries = projects
       ? projects.flatMap((project) => ctx.journal.query({ ...q, project, sinceMs, limit: q.limit })).sort((a, b) => b.seq - a.seq).slice(0, q.limit ?? 100)
       : ctx.journal.query({ ...q, sinceMs });
-    return { requests: entries.map(render), size: ctx.journal.size, capacity: ctx.journal.capacity, bodies: ctx.journal.bodies, lastSeq: ctx.journal.lastSeq };
+    return { requests: entries.map(readableEntry), size: ctx.journal.size, capacity: ctx.journal.capacity, bodies: ctx.journal.bodies, lastSeq: ctx.journal.lastSeq };
   });
   app.delete('/_twin/v1/requests', async () => {
     ctx.journal.clear();

@@ -1,4 +1,4 @@
-import { REDACTED, isSecretName, scrubSecrets } from '../http/secrets.ts';
+import { REDACTED, isSecretName, redactUrl, scrubSecrets } from '../http/secrets.ts';
 
 /** What the journal says of an error answer: its canonical status, Google reason and message. */
 export interface JournalError {
@@ -23,7 +23,10 @@ export interface JournalEntry {
   method: string;
   service: string;
   httpMethod: string;
-  /** The request URL with every credential masked. */
+  /**
+   * The request URL as received. The ring lives in the server's memory like the request did;
+   * whatever reads it out (`readableEntry`) masks every credential in it first.
+   */
   url: string;
   principal?: string;
   /** The id of the API key the call carried (its last name segment), never its string. */
@@ -170,4 +173,36 @@ function redactValue(v: unknown, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) out[k] = isSecretName(k) && x !== null && x !== undefined && x !== '' ? REDACTED : redactValue(x, depth + 1);
   return out;
+}
+
+/** An entry as it leaves the server: its URL masked (`query` is its masked parameters, decoded), its time as RFC 3339. */
+export function readableEntry(e: JournalEntry): Record<string, unknown> {
+  const { timeMs, url: raw, ...rest } = e;
+  return { ...rest, ...readableUrl(raw), time: new Date(timeMs).toISOString() };
+}
+
+/**
+ * A URL with every credential masked: secret-named parameters (`redactUrl`), and anything
+ * credential-shaped once percent-decoding is undone (a PEM key in `q=` arrives as `%20`s).
+ */
+function readableUrl(raw: string): { url: string; query: Record<string, string> } {
+  let url = redactUrl(raw);
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query: Record<string, string> = {};
+  let changed = false;
+  for (const [k, v] of new URLSearchParams(q < 0 ? '' : url.slice(q + 1))) {
+    const masked = scrubSecrets(v);
+    changed ||= masked !== v;
+    query[scrubSecrets(k)] = masked;
+  }
+  let decodedPath = path;
+  try {
+    decodedPath = decodeURIComponent(path);
+  } catch {
+    // not percent-encoded text: as it is
+  }
+  const maskedPath = scrubSecrets(decodedPath);
+  if (changed || maskedPath !== decodedPath) url = (maskedPath !== decodedPath ? encodeURI(maskedPath) : path) + (q < 0 ? '' : '?' + new URLSearchParams(query).toString());
+  return { url, query };
 }
