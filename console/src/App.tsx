@@ -56,7 +56,9 @@ export function App() {
         </nav>
         <div className="who">
           <ProjectField project={session.project} onCommit={(project) => update({ ...session, project })} />
-          <span title="Signed in as">{session.principal ?? 'signed in with an access token'}</span>
+          <span className="principal" title={`Signed in as ${session.principal ?? 'the holder of an access token'}`}>
+            {session.principal ?? 'signed in with an access token'}
+          </span>
           <button type="button" className="secondary" onClick={() => update(undefined)}>
             Sign out
           </button>

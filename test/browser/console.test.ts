@@ -173,6 +173,12 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('button', { name: /^Sign in as/ }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByText(`No keys in ${DEMO.projectId}.`).waitFor();
+    // Every section, the project and the principal fit one header row on a desktop.
+    const oneRow = await page.locator('header.top').evaluate((h) => {
+      const boxes = [...h.querySelectorAll('a, input, button, .principal')].map((e) => e.getBoundingClientRect());
+      return Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)); // one band crosses them all
+    });
+    assert.ok(oneRow, 'the header takes more than one row at 1280px');
     await shots('03-keys-empty');
   });
 
