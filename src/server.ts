@@ -35,8 +35,10 @@ import { Quota } from './platform/quota/quota.ts';
 import { createMedia, type Media } from './services/media/index.ts';
 import { createServiceUsage } from './services/serviceusage/index.ts';
 import { registerConsole } from './console/plugin.ts';
+import { ApiError } from './platform/http/errors.ts';
+import { StartupError } from './startupErrors.ts';
 import { type Compute, createCompute } from './services/compute/index.ts';
-import { type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
+import { type BoundPort, type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -46,6 +48,8 @@ export interface CloudtwinOptions {
   databaseUrl?: string;
   /** World document file (JSON or YAML) applied at start. */
   worldFile?: string;
+  /** A world document applied at start (after `worldFile`). */
+  world?: unknown;
   /** Admin token; generated (and kept in the data dir) when absent. */
   adminToken?: string;
   auth: AuthMode;
@@ -96,6 +100,8 @@ export interface Cloudtwin {
 export interface ServeOptions {
   host: string;
   port: number;
+  /** A port bound already (src/start.ts binds before building anything): served instead of binding host:port. */
+  bound?: BoundPort;
   /** PEM certificate chain and private key. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** A connection that sends nothing for this long is closed (default 10 s). */
@@ -120,9 +126,14 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
   const random = opts.seed ? seededRandom(opts.seed) : systemRandom;
   const ids = new Ids(random);
   // The data directory holds sealed secrets (and master.key, admin-token even on PostgreSQL): owner only.
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const store = await Store.open({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
+  // Everything the start can be told is wrong about is checked before anything is created.
+  const worldFromFile = opts.worldFile === undefined ? undefined : readWorldFile(opts.worldFile);
+  // SQLite keeps its database in the data directory; PostgreSQL is reached first, so that one
+  // that does not answer leaves no directory behind.
+  if (opts.dataDir && !opts.databaseUrl) makeDataDir(opts.dataDir);
+  const store = await openStore(opts);
   try {
+    if (opts.dataDir && opts.databaseUrl) makeDataDir(opts.dataDir);
     const secrets = new SecretBox(loadMasterKey({ env, dataDir: opts.dataDir, random }), random);
     await verifyMasterKey(store, secrets);
     const { token: adminToken, generated } = resolveAdminToken(opts.adminToken, opts.dataDir, ids);
@@ -184,7 +195,15 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
     registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota, serving, faults, journal });
 
-    if (opts.worldFile) await world.apply(readWorldFile(opts.worldFile));
+    for (const [doc, option] of [[worldFromFile, 'world'], [opts.world, undefined]] as const) {
+      if (doc === undefined) continue;
+      try {
+        await world.apply(doc);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        throw new StartupError(`the world document is not valid: ${err.message}`, { option, exitCode: 2, cause: err });
+      }
+    }
 
     const worker = new Worker(
       [
@@ -243,10 +262,80 @@ function every(ms: number, fn: () => Promise<unknown>, firstAfterMs = 0): () => 
   };
 }
 
+/** Reads a world document file (JSON, or YAML for `.yaml`/`.yml`); a file that cannot be read or parsed is a StartupError about `world`. */
 export function readWorldFile(file: string): unknown {
-  const text = readFileSync(file, 'utf8');
-  // yaml is loaded only for a YAML world file (start-up cost otherwise).
-  return /\.ya?ml$/i.test(file) ? (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text) : JSON.parse(text);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : code === 'EACCES' ? 'not readable (permission denied)' : `cannot be read (${code ?? err})`;
+    throw new StartupError(`${why}; expected a world document file (JSON, or YAML ending in .yaml or .yml)`, { option: 'world', exitCode: 2, cause: err });
+  }
+  const yaml = /\.ya?ml$/i.test(file);
+  try {
+    // yaml is loaded only for a YAML world file (start-up cost otherwise).
+    return yaml ? (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text) : JSON.parse(text);
+  } catch (err) {
+    const detail = String((err as Error).message).split('\n')[0];
+    throw new StartupError(`not valid ${yaml ? 'YAML' : 'JSON (a file ending in .yaml or .yml is read as YAML)'}: ${detail}`, { option: 'world', exitCode: 2, cause: err });
+  }
+}
+
+/** Creates the data directory (owner only: it holds sealed secrets); one that cannot be made is a StartupError about `dataDir`. */
+function makeDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'a file is in the way (the path, or one of its parents, is a file)'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? `cannot be created here (${code})`
+          : `cannot be created (${code ?? err})`;
+    throw new StartupError(`${why}; expected a directory, or a path where one can be created`, { option: 'dataDir', exitCode: 2, cause: err });
+  }
+}
+
+/** Opens the store; a PostgreSQL that cannot be reached or refuses us is a StartupError about `databaseUrl` that says so. */
+async function openStore(opts: CloudtwinOptions): Promise<Store> {
+  try {
+    return await Store.open({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
+  } catch (err) {
+    if (!opts.databaseUrl || err instanceof StartupError) throw err;
+    throw postgresStartupError(err, opts.databaseUrl);
+  }
+}
+
+function postgresStartupError(err: unknown, url: string): StartupError | unknown {
+  const e = err as NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number };
+  let where = 'the server';
+  try {
+    const u = new URL(url);
+    where = `${u.hostname || 'localhost'}:${u.port || 5432}`;
+  } catch {
+    return new StartupError('not a PostgreSQL URL; expected postgres://USER@HOST:PORT/DATABASE', { option: 'databaseUrl', exitCode: 2, cause: err });
+  }
+  const fail = (message: string, exitCode: 1 | 2 = 1) => new StartupError(message, { option: 'databaseUrl', exitCode, cause: err });
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return fail(`PostgreSQL does not answer at ${where} (connection refused); expected a running PostgreSQL server there`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return fail(`PostgreSQL host ${e.hostname ?? where} is unknown (${e.code}); expected the host name of a PostgreSQL server`);
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return fail(`PostgreSQL at ${where} cannot be reached (${e.code})`);
+    case '28P01':
+    case '28000':
+      return fail(`PostgreSQL at ${where} refused the credentials: ${e.message}`);
+    case '3D000':
+      return fail(`PostgreSQL at ${where}: ${e.message}; create it first (CREATE DATABASE ...)`);
+    default:
+      return e.code && /^[0-9A-Z]{5}$/.test(e.code) ? fail(`PostgreSQL at ${where} refused to start the store: ${e.message}`) : err;
+  }
 }
 
 /** Refuses to start with a master key other than the one the store's secrets were sealed with. */

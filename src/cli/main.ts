@@ -4,16 +4,18 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { localServerTls } from '../platform/transport/localCa.ts';
 import { registerCatalogCommands } from '../services/media/catalog/cli.ts';
-import { createCloudtwin, DEFAULT_PERMISSIVE_PRINCIPAL, VERSION } from '../server.ts';
+import { DEFAULT_PERMISSIVE_PRINCIPAL, VERSION } from '../server.ts';
+import { startServing } from '../start.ts';
+import { StartupError } from '../startupErrors.ts';
 
 const program = new Command();
 program.name('cloudtwin').description('Wire-compatible API Keys v2, Compute v1 regional instance templates and media search v3').version(VERSION);
 
-program
+const serve = program
   .command('serve')
   .description('start the server (SQLite in ./.cloudtwin by default)')
   .addOption(new Option('--host <host>', 'interface to listen on').env('CLOUDTWIN_HOST').default('127.0.0.1'))
-  .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').env('CLOUDTWIN_PORT').default('8080').argParser(parsePort))
+  .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').env('CLOUDTWIN_PORT').default('8080'))
   .addOption(new Option('--data-dir <dir>', 'data directory (SQLite database, master key, admin token)').env('CLOUDTWIN_DATA_DIR').default('.cloudtwin'))
   .addOption(new Option('--in-memory', 'keep everything in memory; nothing is written to disk').env('CLOUDTWIN_IN_MEMORY').conflicts('databaseUrl'))
   .addOption(new Option('--database-url <url>', 'PostgreSQL connection URL (postgres://...); many processes may share one database').env('CLOUDTWIN_DATABASE_URL'))
@@ -33,8 +35,16 @@ program
   .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent').env('CLOUDTWIN_LOG_LEVEL').default('info'))
   .action(async (o) => {
     const inMemory = Boolean(o.inMemory) && o.inMemory !== 'false';
-    const twin = await createCloudtwin({
-      dataDir: inMemory ? undefined : resolve(o.dataDir),
+    const dataDir = inMemory ? undefined : resolve(o.dataDir);
+    const given = (name: string) => ['cli', 'env'].includes(serve.getOptionValueSource(name) ?? '');
+    if (o.databaseUrl && dataDir && given('dataDir')) {
+      // Not an error: on PostgreSQL the data directory keeps the master key and the admin token (processes may share it).
+      process.stderr.write(`cloudtwin: ${optionText('dataDir')}: the store is PostgreSQL (${optionText('databaseUrl')}); this directory keeps only master.key and admin-token\n`);
+    }
+    const running = await startServing({
+      host: o.host,
+      port: parsePort(o.port),
+      dataDir,
       databaseUrl: o.databaseUrl,
       worldFile: o.world,
       adminToken: o.adminToken,
@@ -46,17 +56,15 @@ program
       journalSize: o.journalSize,
       journalBodies: Boolean(o.journalBodies) && o.journalBodies !== 'false',
       allowedHosts: [o.host, ...(o.allowedHost ?? [])],
-      // Structured logs go to stderr; stdout carries the admin token line and the ready line.
+      // Structured logs go to stderr; stdout carries the admin token line and the ready lines.
       logger: { level: o.logLevel, stream: process.stderr },
+      // Made once the port is bound (the local CA writes into the data directory).
+      tls: () => serverTls(o, inMemory),
     });
-    const tls = serverTls(o, inMemory);
-    const listener = await twin.listen({ host: o.host, port: o.port, tls });
-    twin.worker.start();
-    if (twin.adminTokenGenerated) {
-      process.stdout.write(`admin token: ${twin.adminToken}${inMemory ? '' : ` (kept in ${resolve(o.dataDir, 'admin-token')})`}\n`);
-    }
-    process.stdout.write(`cloudtwin listening on ${listener.url}\n`);
-    process.stdout.write(`console at ${listener.url}/console/\n`);
+    const { twin, url, listener, tls } = running;
+    process.stdout.write(`admin token: ${adminTokenText(twin.adminToken, twin.adminTokenGenerated, dataDir && !o.adminToken ? join(dataDir, 'admin-token') : undefined)}\n`);
+    process.stdout.write(`cloudtwin listening on ${url}\n`);
+    process.stdout.write(`console at ${url}/console/\n`);
     process.stdout.write(`transports: ${listener.transports.join(', ')} (REST and gRPC on this one port)\n`);
     if (tls?.caFile) process.stdout.write(`TLS certificate from the local CA ${tls.caFile} (trust it once: NODE_EXTRA_CA_CERTS=${tls.caFile})\n`);
     let stopping = false;
@@ -64,7 +72,7 @@ program
       if (stopping) return;
       stopping = true;
       twin.app.log.info({ signal }, 'draining');
-      await twin.close();
+      await running.stop();
       process.exit(0);
     };
     // SIGHUP too (the terminal went away): drain rather than die with the data-directory lock held.
@@ -82,6 +90,34 @@ function serverTls(o: { tls?: boolean | string; tlsCert?: string; tlsKey?: strin
   return localServerTls(dir, [o.host, ...(o.allowedHost ?? [])]);
 }
 
+/** What the admin-token line says: the token itself only when it was generated now; else where it is kept or where it came from. */
+function adminTokenText(token: string, generated: boolean, file: string | undefined): string {
+  if (generated) return file ? `${token} (kept in ${file})` : `${token} (in memory: a new one every start)`;
+  return file ? `kept in ${file}` : `as given by ${optionText('adminToken', false)}`;
+}
+
+/** How the user gave an option, for a message: `--port abc`, `CLOUDTWIN_PORT=abc (from the environment)`, or the flag alone. */
+function optionText(name: string, withValue = true): string {
+  const option = serve.options.find((opt) => opt.attributeName() === name);
+  if (!option) return name;
+  const value = serve.getOptionValue(name);
+  const shown = name === 'databaseUrl' ? maskUrlPassword(String(value)) : String(value);
+  if (serve.getOptionValueSource(name) === 'env' && option.envVar) return withValue ? `${option.envVar}=${shown} (from the environment)` : `${option.envVar} (from the environment)`;
+  const flag = option.long ?? option.flags;
+  return withValue && value !== undefined ? `${flag} ${shown}` : flag;
+}
+
+function maskUrlPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '****';
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 /** `--allowed-host a --allowed-host b`, or `CLOUDTWIN_ALLOWED_HOSTS=a,b`. */
 function collectHosts(v: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), ...v.split(',').map((h) => h.trim()).filter(Boolean)];
@@ -94,14 +130,23 @@ function parseJournalSize(v: string): number {
 }
 
 function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port '${v}'`);
+  const n = /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new StartupError('not a port; expected a whole number from 0 to 65535 (0 picks a free port)', { option: 'port', exitCode: 2 });
   return n;
 }
 
 registerCatalogCommands(program);
 
+// Usage errors (an unknown flag, a missing value, a value not among the choices) exit with 2.
+program.exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
+for (const command of program.commands) command.exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
+
 program.parseAsync(process.argv).catch((err) => {
+  if (err instanceof StartupError) {
+    const subject = err.option === undefined ? '' : `${optionText(err.option)}: `;
+    process.stderr.write(`cloudtwin: ${subject}${err.message}\n`);
+    process.exit(err.exitCode);
+  }
   process.stderr.write(`cloudtwin: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +18,7 @@ import { ALICE, DEMO, testWorld } from '../support/world.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
 const READY = /^cloudtwin listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
-const ADMIN_TOKEN_LINE = /^admin token: (\S+)/m;
+const ADMIN_TOKEN_LINE = /^admin token: (ctadm_\S+)(?: \(kept in (.+)\))?/m;
 const DEMO_KEYS = `/v2/projects/${DEMO.projectId}/locations/global/keys`;
 
 interface Serve {
@@ -141,6 +142,7 @@ describe('cloudtwin serve: defaults, ready line and generated admin token', () =
     const m = ADMIN_TOKEN_LINE.exec(first.stdout());
     assert.ok(m, `no admin token line in:\n${first.stdout()}`);
     generated = m[1];
+    assert.equal(m[2], join(realpathSync(cwd), '.cloudtwin', 'admin-token'));
     assert.ok(first.stdout().indexOf('admin token:') < first.stdout().indexOf('cloudtwin listening on'));
     assert.equal(first.stdout().match(/admin token:/g)!.length, 1);
     const file = join(cwd, '.cloudtwin', 'admin-token');
@@ -162,11 +164,12 @@ describe('cloudtwin serve: defaults, ready line and generated admin token', () =
     if (TEST_STORE === 'sqlite') assert.ok(readdirSync(dir).includes('cloudtwin.db'));
   });
 
-  it('a second start with the same data directory prints no token and uses the stored one', async () => {
+  it('a second start with the same data directory prints where the token is kept, not the token, and uses the stored one', async () => {
     assert.ok(generated, 'needs the token of the first start');
     assert.equal(await first.stop(), 0);
     second = await serve(['serve', '--port', '0', ...dbArgs(db)], { cwd });
-    assert.doesNotMatch(second.stdout(), /admin token/);
+    assert.match(second.stdout(), new RegExp(`^admin token: kept in ${join(realpathSync(cwd), '.cloudtwin', 'admin-token').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.ok(!second.stdout().includes(generated), 'the token itself is printed at the first start only');
     assert.equal((await call(second.url, '/_twin/v1/clock', { token: generated })).status, 200);
     assert.equal(readFileSync(join(cwd, '.cloudtwin', 'admin-token'), 'utf8').trim(), generated);
   });
@@ -202,7 +205,8 @@ describe('cloudtwin serve: environment twins of the flags', () => {
   });
 
   it('CLOUDTWIN_ADMIN_TOKEN and CLOUDTWIN_DATA_DIR are used (no token generated)', async () => {
-    assert.doesNotMatch(server.stdout(), /admin token/);
+    assert.match(server.stdout(), /^admin token: as given by CLOUDTWIN_ADMIN_TOKEN \(from the environment\)$/m);
+    assert.ok(!server.stdout().includes('env-admin-token'));
     assert.equal((await call(server.url, '/_twin/v1/clock', { token: 'env-admin-token' })).status, 200);
     assert.ok(readdirSync(dataDir).includes('master.key'));
   });
@@ -404,4 +408,88 @@ describe('cloudtwin serve: SIGINT and SIGHUP drain too', () => {
       assert.deepEqual(readdirSync(dataDir).filter((f) => f === 'cloudtwin.lock'), [], 'the data directory is unlocked');
     });
   }
+});
+
+describe('cloudtwin serve: start-up errors are one line naming the flag or variable, the value and what is expected', () => {
+  let dir: string;
+  before(() => {
+    dir = tmp('cloudtwin-errors-');
+    writeFileSync(join(dir, 'a-file'), 'not a directory');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The one line the failed start printed (and nothing on stdout), with its exit code. */
+  const failure = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const r = await serveFails(['serve', ...args], { cwd: dir, env });
+    const lines = r.output.trim().split('\n');
+    return { code: r.code, lines, line: lines.at(-1)! };
+  };
+
+  it('--data-dir naming a file: exit 2', async () => {
+    const r = await failure(['--port', '0', '--data-dir', join(dir, 'a-file')]);
+    assert.deepEqual(r.lines, [`cloudtwin: --data-dir ${join(dir, 'a-file')}: a file is in the way (the path, or one of its parents, is a file); expected a directory, or a path where one can be created`]);
+    assert.equal(r.code, 2);
+    const under = await failure(['--port', '0', '--data-dir', join(dir, 'a-file', 'data')]);
+    assert.match(under.line, /^cloudtwin: --data-dir .*a-file\/data: a file is in the way/);
+    assert.equal(under.code, 2);
+  });
+
+  it('a missing --world file: exit 2, and nothing created', async () => {
+    const r = await failure(['--port', '0', '--data-dir', join(dir, 'world-data'), '--world', 'no-such-world.yaml']);
+    assert.deepEqual(r.lines, ['cloudtwin: --world no-such-world.yaml: no such file; expected a world document file (JSON, or YAML ending in .yaml or .yml)']);
+    assert.equal(r.code, 2);
+    assert.equal(readdirSync(dir).includes('world-data'), false);
+    writeFileSync(join(dir, 'broken.json'), '{"projects": [');
+    const broken = await failure(['--port', '0', '--in-memory', '--world', join(dir, 'broken.json')]);
+    assert.match(broken.line, /^cloudtwin: --world .*broken\.json: not valid JSON/);
+    assert.equal(broken.code, 2);
+  });
+
+  it('a PostgreSQL URL that does not answer, or names an unknown host: says PostgreSQL, exit 1, no data directory left', async () => {
+    const refused = await failure(['--port', '0', '--database-url', 'postgres://postgres@127.0.0.1:1/db', '--data-dir', join(dir, 'pg-data')]);
+    assert.equal(refused.line, 'cloudtwin: --database-url postgres://postgres@127.0.0.1:1/db: PostgreSQL does not answer at 127.0.0.1:1 (connection refused); expected a running PostgreSQL server there');
+    assert.equal(refused.code, 1);
+    assert.equal(readdirSync(dir).includes('pg-data'), false);
+    const unknown = await failure(['--port', '0', '--data-dir', join(dir, 'pg-data')], { CLOUDTWIN_DATABASE_URL: 'postgres://u:secret@no-such-host.invalid/db' });
+    assert.match(unknown.line, /^cloudtwin: CLOUDTWIN_DATABASE_URL=postgres:\/\/u:\*\*\*\*@no-such-host\.invalid\/db \(from the environment\): PostgreSQL host no-such-host\.invalid is unknown \((ENOTFOUND|EAI_AGAIN)\)/);
+    assert.ok(!unknown.lines.join('\n').includes('secret'), 'the password is masked');
+    assert.equal(unknown.code, 1);
+  });
+
+  it('--data-dir with --database-url: says the directory keeps only the master key and admin token', async () => {
+    const r = await failure(['--port', '0', '--database-url', 'postgres://postgres@127.0.0.1:1/db', '--data-dir', join(dir, 'both')]);
+    assert.equal(r.lines[0], `cloudtwin: --data-dir ${join(dir, 'both')}: the store is PostgreSQL (--database-url postgres://postgres@127.0.0.1:1/db); this directory keeps only master.key and admin-token`);
+  });
+
+  it('--port abc and CLOUDTWIN_PORT=abc: the range, and that it came from the environment; exit 2', async () => {
+    const flag = await failure(['--port', 'abc', '--in-memory']);
+    assert.deepEqual(flag.lines, ['cloudtwin: --port abc: not a port; expected a whole number from 0 to 65535 (0 picks a free port)']);
+    assert.equal(flag.code, 2);
+    const env = await failure(['--in-memory'], { CLOUDTWIN_PORT: 'abc' });
+    assert.deepEqual(env.lines, ['cloudtwin: CLOUDTWIN_PORT=abc (from the environment): not a port; expected a whole number from 0 to 65535 (0 picks a free port)']);
+    assert.equal(env.code, 2);
+    const high = await failure(['--port', '70000', '--in-memory']);
+    assert.equal(high.code, 2);
+  });
+
+  it('a port in use: a hint about --port 0, exit 1, and no data directory made (bound before anything is created)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const r = await failure(['--port', String(port), '--data-dir', join(dir, 'busy')]);
+      assert.deepEqual(r.lines, [`cloudtwin: --port ${port}: already in use on 127.0.0.1: choose another port, or 0 to pick a free one (--port 0)`]);
+      assert.equal(r.code, 1);
+      assert.equal(readdirSync(dir).includes('busy'), false);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('an unknown flag or a value not among the choices is a usage error: exit 2', async () => {
+    assert.equal((await failure(['--no-such-flag'])).code, 2);
+    const auth = await failure(['--auth', 'maybe']);
+    assert.match(auth.line, /--auth <mode>' argument 'maybe' is invalid. Allowed choices are enforce, permissive/);
+    assert.equal(auth.code, 2);
+  });
 });

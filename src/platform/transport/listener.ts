@@ -14,6 +14,8 @@ export type GrpcStreamHandler = (stream: ServerHttp2Stream, headers: Record<stri
 export interface ListenOptions {
   host: string;
   port: number;
+  /** A port bound already (bindPort): served instead of binding host:port. */
+  bound?: BoundPort;
   /** PEM certificate chain and key: TLS (ALPN h2 and http/1.1) on the same port; cleartext otherwise. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** A connection that sends nothing for this long is closed (default 10 s). */
@@ -30,6 +32,33 @@ export interface Application {
   http2Request: (req: Http2ServerRequest, res: Http2ServerResponse) => void;
   /** Answers one `application/grpc*` request; absent: gRPC is off (such requests go to `http2Request`). */
   grpc?: GrpcStreamHandler;
+}
+
+/** A port bound and listening, whose connections wait until `listen` serves them (bind first, build after). */
+export interface BoundPort {
+  server: NetServer;
+  host: string;
+  port: number;
+  /** Closes it (when the start goes no further). */
+  close(): Promise<void>;
+}
+
+/** Binds host:port (0 picks a free port); errors are the system's (EADDRINUSE, ...). */
+export async function bindPort(host: string, port: number): Promise<BoundPort> {
+  const server = createNetServer({ noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    host,
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+  };
 }
 
 export interface Listener {
@@ -105,7 +134,7 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
     }
   };
 
-  const net: NetServer = createNetServer({ noDelay: true }, (socket) => {
+  const onConnection = (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
@@ -122,16 +151,12 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
       dispatch(socket, head);
     };
     socket.on('data', onData);
-  });
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    net.once('error', reject);
-    net.listen({ host: opts.host, port: opts.port }, () => {
-      net.removeListener('error', reject);
-      resolve();
-    });
-  });
-  const port = (net.address() as { port: number }).port;
+  const bound = opts.bound ?? (await bindPort(opts.host, opts.port));
+  const net: NetServer = bound.server;
+  net.on('connection', onConnection);
+  const port = bound.port;
   const hostText = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const transports = opts.tls ? ['https/1.1', 'h2'] : ['http/1.1', 'h2c'];
   if (grpc) transports.push(opts.tls ? 'grpc+tls' : 'grpc');
