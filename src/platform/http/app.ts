@@ -9,7 +9,8 @@ import { ApiError, internalError, urlNotFound } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } from './envelope.ts';
 import { applyFieldSelection, type FieldSelection } from './fields.ts';
 import { queryValidator } from './queryParams.ts';
-import { createServerLogger, lazyChildLogger, logRequestLines, type ServerLoggerOptions } from './requestLogger.ts';
+import { onRequestCompleted } from './completion.ts';
+import { createServerLogger, lazyChildLogger, requestLogLine, type ServerLoggerOptions } from './requestLogger.ts';
 import { prependRouteHook, recordRoutes } from './routes.ts';
 import { scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
@@ -114,6 +115,9 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   const log = opts.logger === false ? undefined : createServerLogger(opts.logger);
   const app = Fastify({
     logger: false,
+    // Fastify's own request lines ('incoming request' at every request) are off: the request log
+    // is one line per request at completion (requestLogLine).
+    disableRequestLogging: true,
     // pino's per-request child logger is made only when the request logs something.
     childLoggerFactory: log ? (((_none: unknown, bindings: Record<string, unknown>, childOpts: { level?: string }) => lazyChildLogger(log as never, bindings, childOpts)) as never) : undefined,
     bodyLimit: opts.bodyLimit,
@@ -139,6 +143,10 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   if (log) (app as { log: FastifyBaseLogger }).log = log as FastifyBaseLogger;
   recordRoutes(app);
   installValidators(app);
+
+  // The request log: one line per request at its completion point (completion.ts, where metrics
+  // and the request journal observe requests too), only when `info` is enabled.
+  if (log !== undefined && log.isLevelEnabled('info')) onRequestCompleted(app, requestLogLine(log));
 
   app.decorateRequest('sys', null as unknown as SystemParams);
   app.decorateRequest('receivedAt', 0);
@@ -207,7 +215,6 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
   app.addHook('onRequest', (request, reply, done) => {
     request.receivedAt = performance.now();
-    if (log !== undefined && log.isLevelEnabled('info')) logRequestLines(request, reply);
     // NUL and percent-escapes that are not UTF-8 (encoded surrogates among them) are refused here, once.
     if (request.url.includes('%')) {
       const problem = urlProblem(request.url);
