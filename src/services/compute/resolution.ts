@@ -7,6 +7,7 @@ import { invalidFieldEntry, notFoundEntry } from './errors.ts';
 import type { OperationErrorEntry, TemplateReference } from './instanceTemplate/types.ts';
 import { LINK_BASE, type Scope, isGlobal } from './names.ts';
 import { type ParsedRef, parseReference, refPath } from './references.ts';
+import type { SourceInstance } from './sourceInstance.ts';
 import type { ComputeWorld, WorldKind } from './world.ts';
 
 /** Collections of the references that name world resources, and the permission each implies. */
@@ -184,6 +185,8 @@ export class TemplateResolver {
   readonly #scope: TemplateScope;
   readonly errors: OperationErrorEntry[] = [];
   readonly links = new Map<string, string>();
+  /** The instance `sourceInstance` names, once found. */
+  sourceInstance: SourceInstance | undefined;
   #body: Record<string, any> = {};
 
   constructor(world: ComputeWorld, db: Kysely<Database>, dir: Lookup, scope: TemplateScope) {
@@ -348,6 +351,14 @@ export class TemplateResolver {
     const found = await this.#find(ref.kind, parsed);
     if (!found) return void this.errors.push(notFoundEntry(refPath(parsed.scope === 'zones/*' ? { ...parsed, scope: `zones/${this.#zones[0]}` } : parsed), ref.location));
     if (ref.kind === 'image') this.#checkImageFit(ref.location, found);
+    if (ref.location === 'resource.sourceInstance') {
+      // Answered as a full URL whatever the request wrote (a bare name is found in the template's zones).
+      const { location, ...instance } = found;
+      const zone = parsed.scope === 'zones/*' ? String(location) : parsed.scope.slice('zones/'.length);
+      const owner = (await this.#dir.project(parsed.project))!;
+      this.sourceInstance = { instance, zone, projectId: owner.projectId, projectNumber: owner.projectNumber };
+      return void this.links.set(ref.location, LINK_BASE + refPath({ ...parsed, project: owner.projectId, scope: `zones/${zone}` }));
+    }
     if (FULL_URL.test(ref.value) && parsed.scope !== 'zones/*') this.links.set(ref.location, LINK_BASE + refPath(parsed));
   }
 

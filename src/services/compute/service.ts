@@ -18,6 +18,7 @@ import type { OperationErrorEntry } from './instanceTemplate/types.ts';
 import { validateInsertBody } from './instanceTemplate/validate.ts';
 import { checkRequestedPolicyVersion, policyResource, readSetPolicyRequest, readTestPermissionsRequest } from './policy.ts';
 import {
+  LINK_BASE,
   OPERATION_PATTERN,
   PROJECT_PATTERN,
   REGION_PATTERN,
@@ -42,8 +43,9 @@ import {
 } from './names.ts';
 import { type ListParams, listPage } from './listPage.ts';
 import type { ComputeRepository, ListCursor, ListOrder, OperationIndexRow, TemplateRow } from './repository.ts';
-import { REFERENCE_COLLECTION, TemplateResolver, type TemplateScope, isPublicReference, lookupIn, parseTemplateRef, zonesOf } from './resolution.ts';
-import { refPath } from './references.ts';
+import { type Lookup, REFERENCE_COLLECTION, TemplateResolver, type TemplateScope, findImage, isPublicReference, lookupIn, parseTemplateRef, zonesOf } from './resolution.ts';
+import { parseReference, refPath } from './references.ts';
+import { type SourceInstance, propertiesFromInstance } from './sourceInstance.ts';
 import type { ComputeWorld } from './world.ts';
 
 export { MAX_RESULTS } from './listPage.ts';
@@ -455,11 +457,18 @@ export class ComputeService {
 
   async #completeInsert(trx: Kysely<Database>, p: OperationPayload): Promise<OperationResult> {
     if (p.deferred?.length) return { failure: operationFailure(p.deferred) };
-    const body = p.body!;
+    let body = p.body!;
     // Lookups go through the completing transaction: on SQLite a second connection would wait for it forever.
     const scope = { projectId: p.projectId, projectNumber: p.projectNumber, scope: p.region };
-    const { errors, links } = await new TemplateResolver(this.#d.world, trx, lookupIn(trx), scope).resolve(body as Record<string, any>, templateReferences(body));
+    const dir = lookupIn(trx);
+    const resolver = new TemplateResolver(this.#d.world, trx, dir, scope);
+    const { errors, links } = await resolver.resolve(body as Record<string, any>, templateReferences(body));
     if (errors.length) return { failure: operationFailure(errors) };
+    if (resolver.sourceInstance) {
+      const made = await this.#propertiesFromInstance(trx, dir, resolver.sourceInstance, body, p.projectId);
+      if (!made.properties) return { failure: operationFailure(made.errors) };
+      body = { ...body, properties: made.properties };
+    }
     const now = this.#d.clock.nowMs();
     const stored = buildStoredTemplate(body, {
       id: p.templateId,
@@ -474,6 +483,19 @@ export class ComputeService {
       return { failure: operationFailure([{ code: 'RESOURCE_ALREADY_EXISTS', message: `The resource '${templatePath(p.projectId, p.region, p.templateName)}' already exists` }]) };
     }
     return {};
+  }
+
+  /** The properties of a template made from an instance (see sourceInstance.ts), read through the completing transaction. */
+  #propertiesFromInstance(trx: Kysely<Database>, dir: Lookup, source: SourceInstance, body: Record<string, unknown>, projectId: string) {
+    const configs = ((body.sourceInstanceParams as { diskConfigs?: Record<string, unknown>[] } | undefined)?.diskConfigs ?? []) as Record<string, unknown>[];
+    const customImageLink = (i: number) => {
+      const ref = parseReference(String(configs[i]?.customImage ?? ''), 'images', { project: projectId, scope: 'global' });
+      return ref ? LINK_BASE + refPath(ref) : undefined;
+    };
+    return propertiesFromInstance(source, configs, body.properties as Record<string, unknown> | undefined, customImageLink, {
+      disk: (projectNumber, zone, name) => this.#d.world.get('disk', projectNumber, zone, name, trx),
+      image: (project, name) => findImage(this.#d.world, dir, project, name, false, trx),
+    });
   }
 
   async #completeDelete(trx: Kysely<Database>, p: OperationPayload): Promise<OperationResult> {
