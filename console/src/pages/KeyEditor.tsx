@@ -250,8 +250,15 @@ function ApiTargets({ services, servicesError, targets, onChange }: { services: 
     <>
       {servicesError ? (
         <p className="note" data-testid="services-unreadable">
-          The project's API list could not be read ({servicesError instanceof ApiProblem ? servicesError.status || servicesError.httpCode : 'error'}: reading it needs{' '}
-          <code>roles/serviceusage.serviceUsageViewer</code>). Type the service names of the APIs this key may call.
+          The project's API list could not be read (
+          {servicesError instanceof ApiProblem && servicesError.httpCode === 403 ? (
+            <>
+              {servicesError.status}: reading it needs <code>roles/serviceusage.serviceUsageViewer</code>
+            </>
+          ) : (
+            (servicesError as Error).message
+          )}
+          ). Type the service names of the APIs this key may call.
         </p>
       ) : !services ? (
         <p className="note">Loading the project's APIs…</p>
