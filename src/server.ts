@@ -39,6 +39,8 @@ import { ApiError } from './platform/http/errors.ts';
 import { StartupError } from './startupErrors.ts';
 import { type Compute, createCompute } from './services/compute/index.ts';
 import { type BoundPort, type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
+import { GrpcFront } from './platform/grpc/front.ts';
+import { logGrpcCall } from './platform/grpc/callLog.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -157,6 +159,10 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', permissivePrincipal);
 
     const metrics = installMetrics(app);
+    // gRPC: the same services, authenticator, metrics and request log as REST (see src/platform/grpc/).
+    const grpc = new GrpcFront({ authenticator, log: app.log });
+    grpc.onCompleted((call) => metrics.requests.observe(metrics.requests.route('POST', call.path), call.httpCode, call.durationMs / 1000));
+    grpc.onCompleted((call) => logGrpcCall(app.log, call));
     installAuthentication(app, authenticator);
     const journal = new Journal({ capacity: opts.journalSize, bodies: opts.journalBodies });
     const faults = new Faults({ store, clock, ids, resolveProject: async (p) => (await iam.directory()).project(p) });
@@ -171,7 +177,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });
     registerRevokeEndpoint(app, { tokens });
 
-    const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations });
+    const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations, grpc });
     const quota = new Quota(store, clock);
     const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix } });
     const compute = createCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs });
@@ -233,7 +239,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       worker,
       async listen(o) {
         await app.ready();
-        listener = await listenOnPort(fastifyApplication(app), o);
+        listener = await listenOnPort(fastifyApplication(app, grpc.handler), o);
         serving.transports = listener.transports;
         return listener;
       },

@@ -89,6 +89,15 @@ export class Authenticator {
     return this.#mode;
   }
 
+  /**
+   * The principal of a call that carries no credential at all: the permissive principal in
+   * permissive mode (the emulator idiom of gRPC clients: an insecure channel, no auth), none in
+   * enforce mode. REST keeps asking for a bearer token in both modes.
+   */
+  anonymousPrincipal(): Principal | undefined {
+    return this.#mode === 'permissive' ? { member: this.#permissivePrincipal, scopes: 'all', superuser: true } : undefined;
+  }
+
   /** Authenticates the caller and checks the method's OAuth scopes. */
   async authenticate(creds: Credentials, api: ApiMethod): Promise<Principal> {
     const token = creds.bearer;

@@ -99,7 +99,7 @@ export function installMetrics(app: FastifyInstance): Metrics {
     reply.type(r.contentType).serializer((p: unknown) => String(p));
     return r.metrics();
   });
-  return { addCounter: (c) => counters.push(c) };
+  return { addCounter: (c) => counters.push(c), requests: stats };
 }
 
 /** A counter another part of the platform keeps (fault injections), read when /metrics is scraped. */
@@ -112,6 +112,8 @@ export interface ExtraCounter {
 export interface Metrics {
   /** Adds a counter to /metrics (before its first scrape). */
   addCounter(counter: ExtraCounter): void;
+  /** The request counts and latencies by route (gRPC calls are observed into them too). */
+  requests: RequestStats;
 }
 
 async function createRegistry(stats: RequestStats, counters: ExtraCounter[]): Promise<Registry> {

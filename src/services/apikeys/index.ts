@@ -9,6 +9,8 @@ import type { Store } from '../../platform/store/store.ts';
 import { type KeyCheckRequest, KeyChecker, type KeyIdentity } from './checkKey.ts';
 import { KeyCache } from './keyCache.ts';
 import { registerApiKeysRoutes } from './plugin.ts';
+import { registerApiKeysGrpc } from './grpc.ts';
+import type { GrpcFront } from '../../platform/grpc/front.ts';
 import { ApiKeysRepository } from './repository.ts';
 import { ApiKeysService } from './service.ts';
 
@@ -26,12 +28,13 @@ export interface ApiKeys {
 
 export function createApiKeys(
   app: FastifyInstance,
-  d: { store: Store; clock: Clock; ids: Ids; secrets: SecretBox; iam: IamService; access: AccessControl; operations: OperationEngine },
+  d: { store: Store; clock: Clock; ids: Ids; secrets: SecretBox; iam: IamService; access: AccessControl; operations: OperationEngine; grpc?: GrpcFront },
 ): ApiKeys {
   const repo = new ApiKeysRepository(d.store);
   const cache = new KeyCache();
   const service = new ApiKeysService({ ...d, repo, cache });
   const checker = new KeyChecker({ store: d.store, repo, secrets: d.secrets, clock: d.clock, cache, iam: d.iam });
   registerApiKeysRoutes(app, service);
+  if (d.grpc) registerApiKeysGrpc(d.grpc, service);
   return { service, checkKey: (k, r) => checker.checkKey(k, r), forgetCachedKeys: () => cache.clear(), identifyKey: (k) => checker.identify(k) };
 }

@@ -1,0 +1,101 @@
+import type { ServerHttp2Stream } from 'node:http2';
+import type { ApiMethod, Authenticator } from '../auth/authenticator.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { ApiError } from '../http/errors.ts';
+import { lazy } from '../lazy.ts';
+import type { GrpcStreamHandler } from '../transport/listener.ts';
+import type { ProtoTypes } from './protos.ts';
+
+/** What a gRPC method handler gets besides its request message. */
+export interface CallContext {
+  /** The request's metadata (HTTP/2 headers, lower-case names). */
+  metadata: Record<string, string | string[] | undefined>;
+  /** The loaded message types (for `Any` values). */
+  types: ProtoTypes;
+}
+
+/**
+ * One unary method: its API method (name in error metadata, OAuth scopes), its message types
+ * (fully qualified), and the handler, which calls the same service code as the REST route and
+ * answers with a plain object of the response message (protobuf.js field names).
+ */
+export interface GrpcMethod {
+  api: ApiMethod;
+  requestType: string;
+  responseType: string;
+  /** No credential is needed (server reflection). */
+  public?: boolean;
+  handle(principal: Principal, request: any, ctx: CallContext): unknown;
+}
+
+/** One finished call, as logs, metrics and the request journal see it. */
+export interface CompletedCall {
+  /** `/package.Service/Method` */
+  path: string;
+  /** The gRPC status code, and the HTTP status REST answers for the same outcome. */
+  grpcCode: number;
+  httpCode: number;
+  message?: string;
+  error?: ApiError;
+  principal?: Principal;
+  /** `performance.now()` when the call arrived, and its duration in ms. */
+  receivedAt: number;
+  durationMs: number;
+  remoteAddress?: string;
+}
+
+export interface GrpcFrontOptions {
+  authenticator: Authenticator;
+  /** Max size of a request message (default 4 MiB, as gRPC servers). */
+  maxMessageBytes?: number;
+  log?: { error(obj: unknown, msg: string): void };
+}
+
+/**
+ * The gRPC front end as the rest of the server sees it: services register their methods here
+ * (cheap: no protobuf library is loaded), and `handler` serves calls. The protobuf machinery
+ * (src/platform/grpc/server.ts, protobuf.js and the .proto files) is loaded at the first call,
+ * so a server nobody calls over gRPC pays nothing at start-up or in memory.
+ */
+export class GrpcFront {
+  readonly services = new Map<string, Map<string, GrpcMethod>>();
+  readonly #completed: ((call: CompletedCall) => void)[] = [];
+  readonly #opts: GrpcFrontOptions;
+  readonly #server = lazy(async () => new (await import('./server.ts')).GrpcServer(this, this.#opts));
+
+  constructor(opts: GrpcFrontOptions) {
+    this.#opts = opts;
+  }
+
+  addService(name: string, methods: Record<string, GrpcMethod>): void {
+    const table = this.services.get(name) ?? new Map<string, GrpcMethod>();
+    for (const [m, method] of Object.entries(methods)) table.set(m, method);
+    this.services.set(name, table);
+  }
+
+  /** Subscribes to every finished call (the one completion point of the gRPC transport). */
+  onCompleted(listener: (call: CompletedCall) => void): void {
+    this.#completed.push(listener);
+  }
+
+  completed(call: CompletedCall): void {
+    for (const listener of this.#completed) {
+      try {
+        listener(call);
+      } catch (err) {
+        this.#opts.log?.error({ err }, 'a gRPC completion listener failed');
+      }
+    }
+  }
+
+  readonly handler: GrpcStreamHandler = (stream: ServerHttp2Stream, headers) => {
+    const receivedAt = performance.now();
+    this.#server().then(
+      (server) => server.serve(stream, headers, receivedAt),
+      (err) => {
+        this.#opts.log?.error({ err }, 'the gRPC server could not be loaded');
+        if (!stream.destroyed && !stream.headersSent) stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '13', 'grpc-message': 'Internal error encountered.' }, { endStream: true });
+      },
+    );
+  };
+}

@@ -1,0 +1,285 @@
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { gunzip, inflate } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { Credentials } from '../auth/authenticator.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ApiError, type CanonicalStatus, GRPC_CODE, internalError } from '../http/errors.ts';
+import { errorEnvelopeText } from '../http/envelope.ts';
+import { scrubSecrets } from '../http/secrets.ts';
+import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
+import { type ProtoTypes, loadProtoTypes } from './protos.ts';
+
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+const DECOMPRESS: Record<string, (b: Buffer) => Promise<Buffer>> = { gzip: promisify(gunzip), deflate: promisify(inflate) };
+const ACCEPT_ENCODING = 'identity,deflate,gzip';
+const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
+const STATUS_OF_CODE = Object.fromEntries(Object.entries(GRPC_CODE).map(([s, c]) => [c, s])) as Record<number, CanonicalStatus>;
+
+/**
+ * `grpc-message` as the gRPC spec says (PROTOCOL-HTTP2.md): the UTF-8 bytes, each byte outside
+ * 0x20-0x7E and `%` itself percent-encoded, nothing else (grpc-js decodes with `decodeURI`, so
+ * an encoded `:` or `,` would reach the user as `%3A`, `%2C`).
+ */
+export function encodeGrpcMessage(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+function frame(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length);
+  out[0] = 0;
+  out.writeUInt32BE(message.length, 1);
+  out.set(message, 5);
+  return out;
+}
+
+/** `grpc-timeout` in ms (`100m`, `5S`, `1H`, ...), or undefined when absent or malformed. */
+function timeoutMs(value: unknown): number | undefined {
+  const m = typeof value === 'string' ? /^(\d{1,8})([HMSmun])$/.exec(value) : null;
+  return m ? Number(m[1]) * TIMEOUT_UNITS[m[2]] : undefined;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Credentials from the call's metadata, as REST reads them from its headers. */
+function credentialsOf(headers: IncomingHttpHeaders): Credentials {
+  const auth = header(headers, 'authorization');
+  let bearer: string | undefined;
+  if (auth !== undefined) {
+    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(auth);
+    bearer = m ? m[1] : auth.trim() ? '\u0000malformed' : undefined;
+  }
+  return { bearer, apiKey: header(headers, 'x-goog-api-key') };
+}
+
+class CallError extends Error {
+  readonly apiError: ApiError;
+  constructor(status: CanonicalStatus, message: string) {
+    super(message);
+    this.apiError = new ApiError({ status, message });
+  }
+}
+
+/**
+ * Unary gRPC over HTTP/2 (PROTOCOL-HTTP2.md): length-prefixed messages, `grpc-timeout`, gzip and
+ * deflate request compression, answers as headers + message + trailers, errors as trailers only
+ * with `google.rpc.Status` in `grpc-status-details-bin` carrying the same details (and message)
+ * as the REST answer to the same error. Every call ends in one place, `finish`, which reports it
+ * to the front's completion listeners (logs, metrics).
+ */
+export class GrpcServer {
+  readonly #front: GrpcFront;
+  readonly #opts: GrpcFrontOptions;
+  readonly types: ProtoTypes;
+  readonly #statusType;
+
+  constructor(front: GrpcFront, opts: GrpcFrontOptions) {
+    this.#front = front;
+    this.#opts = opts;
+    this.types = loadProtoTypes();
+    this.#statusType = this.types.type('google.rpc.Status');
+  }
+
+  serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, receivedAt: number): void {
+    const path = header(headers, ':path') ?? '';
+    const call = new Call(this, stream, headers, path, receivedAt);
+    try {
+      const contentType = header(headers, 'content-type') ?? '';
+      if (header(headers, ':method') !== 'POST') throw new CallError('UNIMPLEMENTED', `gRPC calls are POST requests; this was ${header(headers, ':method')}.`);
+      if (contentType !== 'application/grpc' && !/^application\/grpc(\+proto)?(;|$)/.test(contentType)) {
+        throw new CallError('UNIMPLEMENTED', `The content type ${contentType} is not supported; use application/grpc (protobuf messages).`);
+      }
+      const m = /^\/([A-Za-z0-9_.]+)\/([A-Za-z0-9_]+)$/.exec(path);
+      const service = m ? this.#front.services.get(m[1]) : undefined;
+      if (!service) throw new CallError('UNIMPLEMENTED', `The server does not implement the service of ${path.slice(0, 200)}.`);
+      const method = service.get(m![2]);
+      if (!method) throw new CallError('UNIMPLEMENTED', `The server does not implement the method ${path.slice(0, 200)}.`);
+      call.run(method);
+    } catch (err) {
+      call.fail(err);
+    }
+  }
+
+  /** The error as `google.rpc.Status` fields: exactly the REST envelope's message and details. */
+  statusOf(err: ApiError): { code: number; message: string; detailsBin?: string } {
+    const rest = JSON.parse(errorEnvelopeText(err, 'modern', false)).error as { message: string; details?: Record<string, unknown>[] };
+    const details = (rest.details ?? []).map(({ '@type': url, ...fields }) => this.types.any(String(url).slice(String(url).lastIndexOf('/') + 1), fields));
+    const code = err.grpcCode;
+    if (!details.length) return { code, message: rest.message };
+    const bin = this.#statusType.encode(this.#statusType.fromObject({ code, message: rest.message, details })).finish();
+    return { code, message: rest.message, detailsBin: Buffer.from(bin).toString('base64') };
+  }
+
+  get front(): GrpcFront {
+    return this.#front;
+  }
+
+  get opts(): GrpcFrontOptions {
+    return this.#opts;
+  }
+}
+
+/** One call, from its headers to its trailers. */
+class Call {
+  readonly #server: GrpcServer;
+  readonly #stream: ServerHttp2Stream;
+  readonly #headers: IncomingHttpHeaders;
+  readonly #path: string;
+  readonly #receivedAt: number;
+  #done = false;
+  #timer: NodeJS.Timeout | undefined;
+  #principal: Principal | undefined;
+
+  constructor(server: GrpcServer, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
+    this.#server = server;
+    this.#stream = stream;
+    this.#headers = headers;
+    this.#path = path;
+    this.#receivedAt = receivedAt;
+    stream.on('error', () => {}); // a reset stream: the call ends as cancelled below
+    stream.once('close', () => {
+      if (!this.#done) this.#finish(1, 499, 'The client cancelled the call.');
+    });
+  }
+
+  run(method: GrpcMethod): void {
+    const deadline = timeoutMs(this.#headers['grpc-timeout']);
+    if (deadline !== undefined) {
+      this.#timer = setTimeout(() => this.fail(new CallError('DEADLINE_EXCEEDED', 'Deadline Exceeded')), Math.max(0, Math.ceil(deadline)));
+      this.#timer.unref();
+    }
+    this.#readMessage().then(
+      async (bytes) => {
+        if (this.#done) return;
+        const types = this.#server.types;
+        const requestType = types.type(method.requestType);
+        let request: Record<string, unknown>;
+        try {
+          request = requestType.toObject(requestType.decode(bytes), { longs: String, enums: String, bytes: Buffer });
+        } catch (err) {
+          throw new CallError('INVALID_ARGUMENT', `The request message is not a valid ${method.requestType}: ${scrubSecrets(String((err as Error).message)).slice(0, 200)}`);
+        }
+        const principal = method.public ? undefined : await this.#authenticate(method);
+        this.#principal = principal;
+        const answer = await method.handle(principal!, request, { metadata: this.#headers, types });
+        if (this.#done) return;
+        const responseType = types.type(method.responseType);
+        this.#reply(responseType.encode(responseType.fromObject(answer as Record<string, unknown>)).finish());
+      },
+    ).catch((err) => this.fail(err));
+  }
+
+  async #authenticate(method: GrpcMethod): Promise<Principal> {
+    const auth = this.#server.opts.authenticator;
+    const creds = credentialsOf(this.#headers);
+    // Permissive mode: a call with no credential at all is the permissive principal (insecure channel, no auth).
+    if (!creds.bearer && !creds.apiKey) {
+      const anonymous = auth.anonymousPrincipal();
+      if (anonymous) return anonymous;
+    }
+    return auth.cachedPrincipal(creds, method.api) ?? (await auth.authenticate(creds, method.api));
+  }
+
+  /** The one request message of a unary call, decompressed; bounded by the message size limit. */
+  #readMessage(): Promise<Buffer> {
+    const stream = this.#stream;
+    const limit = this.#server.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let declared: number | undefined;
+      const stop = (err: Error) => {
+        stream.removeAllListeners('data');
+        stream.removeAllListeners('end');
+        reject(err);
+      };
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (declared === undefined && size >= 5) {
+          const head = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          declared = head.readUInt32BE(1);
+          if (declared > limit) stop(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${declared} vs. ${limit})`));
+        }
+        if (size > limit + 5 + 5) stop(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${size - 5} vs. ${limit})`));
+      });
+      stream.once('end', () => {
+        const all = Buffer.concat(chunks);
+        if (all.length < 5) return reject(new CallError('INVALID_ARGUMENT', 'The call carried no request message.'));
+        const length = all.readUInt32BE(1);
+        if (all.length < 5 + length) return reject(new CallError('INVALID_ARGUMENT', 'The request message was cut short.'));
+        if (all.length > 5 + length) return reject(new CallError('INVALID_ARGUMENT', 'A unary call takes one request message; this one had more.'));
+        const body = all.subarray(5);
+        if (all[0] === 0) return resolve(body);
+        if (all[0] !== 1) return reject(new CallError('INVALID_ARGUMENT', `The message's compressed flag is ${all[0]}, not 0 or 1.`));
+        const encoding = header(this.#headers, 'grpc-encoding') ?? 'identity';
+        const decompress = DECOMPRESS[encoding];
+        if (!decompress) return reject(new CallError('UNIMPLEMENTED', `The message is compressed with ${encoding.slice(0, 50)}, which this server does not support (it takes ${ACCEPT_ENCODING}).`));
+        decompress(body).then(
+          (plain) => (plain.length > limit ? reject(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${plain.length} vs. ${limit})`)) : resolve(plain)),
+          () => reject(new CallError('INVALID_ARGUMENT', `The message could not be decompressed (${encoding}).`)),
+        );
+      });
+    });
+  }
+
+  #reply(message: Uint8Array): void {
+    if (this.#done) return;
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return;
+    // The message is framed before anything is sent: an answer is whole or not at all.
+    const data = frame(message);
+    this.#finish(0, 200);
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING }, { waitForTrailers: true });
+    // The stream came through node:http2's compatibility layer, whose response would send its own (empty) trailers.
+    stream.removeAllListeners('wantTrailers');
+    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(data);
+  }
+
+  fail(err: unknown): void {
+    if (this.#done) return;
+    let apiError: ApiError;
+    if (err instanceof CallError) apiError = err.apiError;
+    else if (err instanceof ApiError) apiError = err;
+    else {
+      apiError = internalError();
+      this.#server.opts.log?.error({ err: { message: scrubSecrets(String((err as Error)?.stack ?? err)) }, path: this.#path }, 'gRPC call failed');
+    }
+    const status = this.#server.statusOf(apiError);
+    this.#finish(status.code, apiError.httpCode, status.message, apiError);
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return;
+    const trailers: Record<string, string> = { 'grpc-status': String(status.code), 'grpc-message': encodeGrpcMessage(status.message) };
+    if (status.detailsBin) trailers['grpc-status-details-bin'] = status.detailsBin;
+    if (!stream.headersSent) {
+      // Trailers-only: one HEADERS frame ending the stream.
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING, ...trailers }, { endStream: true });
+    } else stream.close();
+    // What the client still sends is not read.
+    stream.resume();
+  }
+
+  #finish(grpcCode: number, httpCode: number, message?: string, error?: ApiError): void {
+    this.#done = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#server.front.completed({
+      path: this.#path.slice(0, 300),
+      grpcCode,
+      httpCode,
+      message,
+      error,
+      principal: this.#principal,
+      receivedAt: this.#receivedAt,
+      durationMs: performance.now() - this.#receivedAt,
+      remoteAddress: this.#stream.session?.socket?.remoteAddress,
+    });
+    void STATUS_OF_CODE;
+  }
+}

@@ -1,0 +1,116 @@
+import { ApiError, invalidArgument } from '../../platform/http/errors.ts';
+import type { CallContext, GrpcFront, GrpcMethod } from '../../platform/grpc/front.ts';
+import { toTimestamp } from '../../platform/grpc/protos.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { WireKey } from './model.ts';
+import { RPC } from './names.ts';
+import { apiKeysMethod } from './routes/common.ts';
+import type { ApiKeysService, KeyInput, WireOperation } from './service.ts';
+
+/**
+ * The API Keys v2 gRPC surface (`google.api.apikeys.v2.ApiKeys` and `google.longrunning.Operations`):
+ * each method parses its request message and calls the same service method as its REST route
+ * (src/services/apikeys/routes/), with the same API method name (error metadata, scopes).
+ * Answers are the REST answers in protobuf shape: RFC 3339 times as Timestamps, the operation's
+ * Key as an `Any` of type `type.googleapis.com/google.api.apikeys.v2.Key`.
+ */
+const V2 = 'google.api.apikeys.v2';
+const LRO = 'google.longrunning';
+const KEY_TYPE = `${V2}.Key`;
+
+const PARENT = /^projects\/([^/]+)\/locations\/([^/]+)$/;
+const KEY = /^projects\/([^/]+)\/locations\/([^/]+)\/keys\/([^/]+)$/;
+
+function parseName(value: unknown, pattern: RegExp, field: string, shape: string): string[] {
+  const m = typeof value === 'string' ? pattern.exec(value) : null;
+  if (!m) {
+    const description = `Invalid resource name '${String(value ?? '').slice(0, 200)}' in ${field}: expected ${shape}.`;
+    throw invalidArgument(description, [{ field, description }]);
+  }
+  return m.slice(1);
+}
+const parentOf = (v: unknown, field = 'parent') => parseName(v, PARENT, field, 'projects/{project}/locations/{location}') as [string, string];
+const keyOf = (v: unknown, field = 'name') => parseName(v, KEY, field, 'projects/{project}/locations/{location}/keys/{key}') as [string, string, string];
+
+/** A Key as the protobuf message (times as Timestamps); the rest keeps its JSON names, which are protobuf.js's. */
+export function protoKey(key: WireKey): Record<string, unknown> {
+  const { createTime, updateTime, deleteTime, ...rest } = key;
+  return {
+    ...rest,
+    createTime: toTimestamp(createTime),
+    updateTime: toTimestamp(updateTime),
+    ...(deleteTime ? { deleteTime: toTimestamp(deleteTime) } : {}),
+  };
+}
+
+function protoOperation(op: WireOperation, ctx: CallContext): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: op.name, done: op.done === true };
+  if (op.error) out.error = { code: op.error.code, message: op.error.message };
+  if (op.response) {
+    const { '@type': _type, ...key } = op.response as unknown as WireKey & { '@type': string };
+    out.response = ctx.types.any(KEY_TYPE, protoKey(key));
+  }
+  return out;
+}
+
+/** The mutable fields of a Key message (output-only ones are ignored, as REST ignores them). */
+function keyInput(key: Record<string, any> | undefined): KeyInput {
+  const k = key ?? {};
+  const input: KeyInput = {};
+  if (k.displayName !== undefined) input.displayName = k.displayName;
+  if (k.restrictions !== undefined) input.restrictions = k.restrictions;
+  if (k.annotations !== undefined) input.annotations = k.annotations;
+  if (k.serviceAccountEmail !== undefined) input.serviceAccountEmail = k.serviceAccountEmail;
+  return input;
+}
+
+type Handler = (svc: ApiKeysService, p: Principal, req: Record<string, any>, ctx: CallContext) => unknown;
+
+function method(rpc: string, access: 'read' | 'write', request: string, response: string, handle: Handler, svc: ApiKeysService): GrpcMethod {
+  return { api: apiKeysMethod(rpc, access).api, requestType: request, responseType: response, handle: (p, req, ctx) => handle(svc, p, req, ctx) };
+}
+
+function unimplemented(request: string): GrpcMethod {
+  return {
+    api: apiKeysMethod('google.longrunning.Operations.GetOperation', 'read').api,
+    requestType: request,
+    responseType: 'google.protobuf.Empty',
+    public: true,
+    handle: () => {
+      throw new ApiError({ status: 'UNIMPLEMENTED', message: 'Method not implemented: this API offers only GetOperation on its operations.' });
+    },
+  };
+}
+
+export function registerApiKeysGrpc(grpc: GrpcFront, svc: ApiKeysService): void {
+  const op = `${LRO}.Operation`;
+  grpc.addService(RPC, {
+    CreateKey: method('CreateKey', 'write', `${V2}.CreateKeyRequest`, op, async (s, p, r, ctx) => {
+      const [project, location] = parentOf(r.parent);
+      return protoOperation(await s.createKey(p, project, location, r.keyId, keyInput(r.key)), ctx);
+    }, svc),
+    ListKeys: method('ListKeys', 'read', `${V2}.ListKeysRequest`, `${V2}.ListKeysResponse`, async (s, p, r) => {
+      const [project, location] = parentOf(r.parent);
+      const page = await s.listKeys(p, project, location, { pageSize: r.pageSize, pageToken: r.pageToken, showDeleted: r.showDeleted });
+      return { keys: (page.keys ?? []).map(protoKey), nextPageToken: page.nextPageToken ?? '' };
+    }, svc),
+    GetKey: method('GetKey', 'read', `${V2}.GetKeyRequest`, KEY_TYPE, async (s, p, r) => protoKey(await s.getKey(p, ...keyOf(r.name))), svc),
+    GetKeyString: method('GetKeyString', 'read', `${V2}.GetKeyStringRequest`, `${V2}.GetKeyStringResponse`, (s, p, r) => s.getKeyString(p, ...keyOf(r.name)), svc),
+    UpdateKey: method('UpdateKey', 'write', `${V2}.UpdateKeyRequest`, op, async (s, p, r, ctx) => {
+      const [project, location, key] = keyOf(r.key?.name, 'key.name');
+      // FieldMask paths are proto field names (`display_name`, `restrictions.api_targets`): the service reads them as such.
+      const paths: string[] | undefined = r.updateMask?.paths;
+      return protoOperation(await s.updateKey(p, project, location, key, paths?.length ? paths.join(',') : undefined, keyInput(r.key)), ctx);
+    }, svc),
+    DeleteKey: method('DeleteKey', 'write', `${V2}.DeleteKeyRequest`, op, async (s, p, r, ctx) => protoOperation(await s.deleteKey(p, ...keyOf(r.name), r.etag), ctx), svc),
+    UndeleteKey: method('UndeleteKey', 'write', `${V2}.UndeleteKeyRequest`, op, async (s, p, r, ctx) => protoOperation(await s.undeleteKey(p, ...keyOf(r.name)), ctx), svc),
+    LookupKey: method('LookupKey', 'read', `${V2}.LookupKeyRequest`, `${V2}.LookupKeyResponse`, (s, p, r) => s.lookupKey(p, r.keyString ?? ''), svc),
+  });
+  grpc.addService(`${LRO}.Operations`, {
+    GetOperation: method('google.longrunning.Operations.GetOperation', 'read', `${LRO}.GetOperationRequest`, op, async (s, p, r, ctx) => protoOperation(await s.getOperation(p, r.name ?? ''), ctx), svc),
+    ListOperations: unimplemented(`${LRO}.ListOperationsRequest`),
+    DeleteOperation: unimplemented(`${LRO}.DeleteOperationRequest`),
+    CancelOperation: unimplemented(`${LRO}.CancelOperationRequest`),
+    WaitOperation: unimplemented(`${LRO}.WaitOperationRequest`),
+  });
+}
