@@ -60,7 +60,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<ServerProces
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`cloudtwin did not become ready in 30 s:\n${out}`)), 30_000);
     const onData = () => {
-      const m = /cloudtwin listening on (http:\/\/\S+)/.exec(out);
+      const m = /cloudtwin listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);

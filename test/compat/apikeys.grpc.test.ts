@@ -1,0 +1,230 @@
+/**
+ * Compatibility: the stock `@google-cloud/apikeys` client in its DEFAULT transport (gRPC) against
+ * a real `cloudtwin serve` process: every method, errors with their decoded details, the
+ * insecure channel with a per-call token, TLS with channel credentials (local CA), and
+ * permissive mode without any credential. Both stores.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApiKeysClient } from '@google-cloud/apikeys';
+import gax from 'google-gax';
+import { JWT } from 'google-auth-library';
+import { rejectsWithCode } from '../support/gax.ts';
+import { type ServerProcess, startServer } from '../support/server.ts';
+import { type TestDatabase, freshDatabase } from '../support/store.ts';
+import { BOUND_OK, CI_SA, DEMO, OTHER, testWorld } from '../support/world.ts';
+
+const grpc = gax.grpc;
+const KEY_STRING = /^AIza[0-9A-Za-z_-]{35}$/;
+const DEMO_PARENT = `projects/${DEMO.projectId}/locations/global`;
+const BY_NUMBER = `projects/${DEMO.projectNumber}/locations/global`;
+
+describe('@google-cloud/apikeys over gRPC (insecure channel, token per call)', () => {
+  let server: ServerProcess;
+  let db: TestDatabase;
+  let client: ApiKeysClient;
+  let token: string;
+  // A fresh plain object per call: the client keeps the headers object it is given.
+  const auth = () => ({ otherArgs: { headers: { authorization: `Bearer ${token}` } } });
+
+  before(async () => {
+    db = await freshDatabase();
+    server = await startServer({ databaseUrl: db.url });
+    await server.admin('POST', '/_twin/v1/world:apply', testWorld);
+    token = (await server.admin('POST', '/_twin/v1/tokens', { principal: 'alice@example.com' })).access_token;
+    client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: server.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+  });
+
+  after(async () => {
+    await client?.close();
+    await server?.stop();
+    server?.cleanup();
+    await db?.drop();
+  });
+
+  it('runs create -> operation -> get -> getKeyString -> update (mask) -> delete -> undelete -> lookup -> list', async () => {
+    const [createOp] = await client.createKey({ parent: DEMO_PARENT, keyId: 'grpc-flow', key: { displayName: 'grpc: flow, one', annotations: { team: 'ci' } } }, auth());
+    assert.match(createOp.name!, new RegExp(`^operations/akmf\\.p7-${DEMO.projectNumber}-`));
+    // op.promise() polls google.longrunning.Operations/GetOperation with the same headers
+    const [created] = await createOp.promise();
+    assert.equal(created.name, `${BY_NUMBER}/keys/grpc-flow`);
+    assert.equal(created.displayName, 'grpc: flow, one');
+    assert.match(created.keyString!, KEY_STRING);
+    assert.deepEqual(created.annotations, { team: 'ci' });
+    assert.ok(Number(created.createTime?.seconds) > 0);
+
+    const [got] = await client.getKey({ name: created.name }, auth());
+    assert.equal(got.uid, created.uid);
+    assert.ok(!got.keyString);
+    assert.equal(got.createTime?.nanos, created.createTime?.nanos);
+    const [ks] = await client.getKeyString({ name: created.name }, auth());
+    assert.equal(ks.keyString, created.keyString);
+
+    const restrictions = { browserKeyRestrictions: { allowedReferrers: ['example.com/*'] }, apiTargets: [{ service: 'youtube.googleapis.com', methods: ['Search*'] }] };
+    const [updateOp] = await client.updateKey({ key: { name: created.name, displayName: 'ignored', restrictions }, updateMask: { paths: ['restrictions.browser_key_restrictions'] } }, auth());
+    const [updated] = await updateOp.promise();
+    assert.deepEqual(updated.restrictions?.browserKeyRestrictions?.allowedReferrers, ['example.com/*']);
+    assert.equal(updated.restrictions?.apiTargets?.length ?? 0, 0, 'only the masked sub-field changed');
+    assert.equal(updated.displayName, 'grpc: flow, one');
+    const [updateOp2] = await client.updateKey({ key: { name: created.name, displayName: 'renamed' }, updateMask: { paths: ['display_name'] } }, auth());
+    assert.equal((await updateOp2.promise())[0].displayName, 'renamed');
+
+    const [deleteOp] = await client.deleteKey({ name: created.name, etag: (await client.getKey({ name: created.name }, auth()))[0].etag }, auth());
+    const [deleted] = await deleteOp.promise();
+    assert.ok(Number(deleted.deleteTime?.seconds) > 0);
+    const [visible] = await client.listKeys({ parent: DEMO_PARENT }, auth());
+    assert.ok(!visible.some((k) => k.name === created.name));
+    const [withDeleted] = await client.listKeys({ parent: DEMO_PARENT, showDeleted: true }, auth());
+    assert.ok(withDeleted.some((k) => k.name === created.name));
+
+    const [undeleteOp] = await client.undeleteKey({ name: created.name }, auth());
+    const [restored] = await undeleteOp.promise();
+    assert.ok(!restored.deleteTime);
+
+    const [found] = await client.lookupKey({ keyString: created.keyString }, auth());
+    assert.deepEqual({ name: found.name, parent: found.parent }, { name: created.name, parent: BY_NUMBER });
+  });
+
+  it('pages through listKeys', async () => {
+    const parent = `projects/${BOUND_OK.projectId}/locations/global`;
+    const ids = ['pg-a', 'pg-b', 'pg-c'];
+    for (const keyId of ids) await (await client.createKey({ parent, keyId, key: {} }, auth()))[0].promise();
+    const [page1, next] = await client.listKeys({ parent, pageSize: 2 }, { ...auth(), autoPaginate: false });
+    assert.equal(page1.length, 2);
+    assert.ok(next?.pageToken);
+    const [page2] = await client.listKeys(next!, { ...auth(), autoPaginate: false });
+    assert.deepEqual([...page1, ...page2].map((k) => k.name!.split('/').pop()).sort(), ids);
+  });
+
+  it('answers each error kind with its code, message and decoded details', async () => {
+    // INVALID_ARGUMENT + BadRequest
+    const bad = await rejectsWithCode(client.createKey({ parent: DEMO_PARENT, keyId: 'Bad_Id!', key: {} }, auth()), 3, /Bad_Id!/);
+    assert.equal(bad.statusDetails?.[0]?.fieldViolations?.[0]?.field, 'key_id');
+    // PERMISSION_DENIED + ErrorInfo
+    const denied = await rejectsWithCode(client.listKeys({ parent: `projects/${OTHER.projectId}/locations/global` }, auth()), 7, /apikeys\.keys\.list/);
+    assert.equal(denied.reason, 'IAM_PERMISSION_DENIED');
+    assert.equal(denied.domain, 'apikeys.googleapis.com');
+    assert.deepEqual(denied.errorInfoMetadata, { permission: 'apikeys.keys.list', resource: `projects/${OTHER.projectId}/locations/global` });
+    // NOT_FOUND
+    await rejectsWithCode(client.getKey({ name: `${DEMO_PARENT}/keys/no-such-key` }, auth()), 5, /^5 NOT_FOUND: Requested entity was not found\.$/);
+    // UNAUTHENTICATED + ErrorInfo (no credential, enforce mode)
+    const anon = await rejectsWithCode(client.getKey({ name: `${DEMO_PARENT}/keys/x` }), 16);
+    assert.equal(anon.reason, 'CREDENTIALS_MISSING');
+    // an update mask naming an output-only field: ErrorInfo with its reason
+    const [op] = await client.createKey({ parent: DEMO_PARENT, keyId: 'grpc-errors', key: {} }, auth());
+    const [key] = await op.promise();
+    const immutable = await rejectsWithCode(client.updateKey({ key: { name: key.name }, updateMask: { paths: ['key_string'] } }, auth()), 3, /immutable/);
+    assert.equal(immutable.reason, 'APIKEYS_UPDATE_MASK_CONTAINS_IMMUTABLE_FIELDS');
+    // ALREADY_EXISTS in the operation's error
+    const [dup] = await client.createKey({ parent: DEMO_PARENT, keyId: 'grpc-errors', key: {} }, auth());
+    await rejectsWithCode(dup.promise(), 6, /already exists/);
+    // FAILED_PRECONDITION: undelete of a key that is not deleted
+    await rejectsWithCode(client.undeleteKey({ name: key.name }, auth()), 9);
+    // ABORTED: a stale etag
+    await rejectsWithCode(client.deleteKey({ name: key.name, etag: 'W/"stale"' }, auth()), 10);
+    // FAILED_PRECONDITION + PreconditionFailure is the org-policy case; the other Operations methods are UNIMPLEMENTED
+    await rejectsWithCode(client.operationsClient.listOperations({ name: 'operations', filter: '' } as never, auth()), 12);
+  });
+
+  it('keeps ":" and "," readable in messages (grpc-message encoded as the spec says, not more)', async () => {
+    const err = await rejectsWithCode(client.createKey({ parent: `projects/${DEMO.projectId}/locations/us-east1`, key: {} }, auth()), 3);
+    assert.equal(err.details, "Location 'us-east1' is not supported. The only supported location is 'global'.");
+  });
+
+  it('honours a deadline', async () => {
+    // A deadline already past when the call arrives.
+    await rejectsWithCode(client.listKeys({ parent: DEMO_PARENT }, { ...auth(), timeout: 1, retry: null } as never), 4);
+  });
+});
+
+describe('@google-cloud/apikeys over gRPC with TLS (local CA, channel credentials)', () => {
+  let server: ServerProcess;
+  let db: TestDatabase;
+
+  before(async () => {
+    db = await freshDatabase();
+    server = await startServer({ databaseUrl: db.url, args: ['--tls'] });
+    const ca = readFileSync(join(server.dataDir, 'tls', 'ca.pem'));
+    await adminOverTls(server, ca, 'POST', '/_twin/v1/world:apply', testWorld);
+  });
+  after(async () => {
+    await server?.stop();
+    server?.cleanup();
+    await db?.drop();
+  });
+
+  it('takes the credentials from the channel: nothing per call; REST answers on the same port over TLS', async () => {
+    const ca = readFileSync(join(server.dataDir, 'tls', 'ca.pem'));
+    assert.match(server.url, /^https:\/\//);
+    const keyFile = await adminOverTls(server, ca, 'POST', '/_twin/v1/serviceAccountKeys', { serviceAccount: CI_SA });
+    // A service-account key from the admin API: the client self-signs its JWTs (no token endpoint).
+    const authClient = new JWT({ email: keyFile.client_email, key: keyFile.private_key, keyId: keyFile.private_key_id, scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
+    authClient.useJWTAccessWithScope = true;
+    const client = new ApiKeysClient({
+      apiEndpoint: '127.0.0.1',
+      port: server.port,
+      // grpc-js reads plain header objects; google-auth-library >= 10 answers a Headers object, which
+      // createFromGoogleCredential(authClient) would turn into no metadata at all (gax adapts it the same way).
+      sslCreds: grpc.credentials.combineChannelCredentials(
+        grpc.credentials.createSsl(ca),
+        grpc.credentials.createFromGoogleCredential({ getRequestHeaders: async (url?: string) => Object.fromEntries(await authClient.getRequestHeaders(url)) }),
+      ),
+      universeDomain: 'googleapis.com',
+    });
+    try {
+      const [op] = await client.createKey({ parent: DEMO_PARENT, keyId: 'over-tls', key: { displayName: 'tls' } });
+      const [key] = await op.promise();
+      assert.equal(key.displayName, 'tls');
+      const [got] = await client.getKey({ name: key.name });
+      assert.equal(got.uid, key.uid);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/** The admin API over HTTPS with the local CA trusted (fetch has no per-call CA option). */
+async function adminOverTls(server: ServerProcess, ca: Buffer, method: string, path: string, body?: unknown): Promise<any> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = request(server.url + path, { method, ca, headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => (res.statusCode! < 300 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+describe('@google-cloud/apikeys over gRPC in permissive mode, no credential at all', () => {
+  let server: ServerProcess;
+  let db: TestDatabase;
+  before(async () => {
+    db = await freshDatabase();
+    server = await startServer({ databaseUrl: db.url, args: ['--auth', 'permissive'] });
+    await server.admin('POST', '/_twin/v1/world:apply', testWorld);
+  });
+  after(async () => {
+    await server?.stop();
+    server?.cleanup();
+    await db?.drop();
+  });
+
+  it('accepts a call on an insecure channel with no token as the permissive principal', async () => {
+    const client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: server.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    try {
+      const [op] = await client.createKey({ parent: DEMO_PARENT, key: { displayName: 'no auth' } });
+      const [key] = await op.promise();
+      assert.equal(key.displayName, 'no auth');
+      const [keys] = await client.listKeys({ parent: DEMO_PARENT });
+      assert.ok(keys.some((k) => k.name === key.name));
+    } finally {
+      await client.close();
+    }
+    // REST still wants a bearer token (any) in permissive mode.
+    assert.equal((await fetch(`${server.url}/v2/${DEMO_PARENT}/keys`)).status, 401);
+  });
+});
