@@ -39,16 +39,19 @@ function h2close(session: ClientHttp2Session): Promise<void> {
 }
 
 /** A twin with a slow route (for draining), listening with `tls` or not. */
-async function serve(tls?: { cert: string; key: string }): Promise<{ t: { close(): Promise<void> }; listener: Listener }> {
+async function serve(tls?: { cert: string; key: string }): Promise<{ t: { close(): Promise<void> }; listener: Listener; inFlight: () => number }> {
   const db = await freshDatabase();
   const twin = await createCloudtwin({ auth: 'enforce', adminToken: 'test-admin-token', databaseUrl: db.url });
+  let inFlight = 0;
   twin.app.get('/slow', async () => {
+    inFlight++;
     await new Promise((r) => setTimeout(r, 300));
     return { slow: true };
   });
   const listener = await twin.listen({ host: '127.0.0.1', port: 0, tls, firstBytesTimeoutMs: 300 });
   return {
     listener,
+    inFlight: () => inFlight,
     t: {
       async close() {
         await twin.close();
@@ -107,11 +110,11 @@ describe('one port, cleartext: HTTP/1.1 and HTTP/2 with prior knowledge', () => 
   });
 
   it('drains on close: in-flight HTTP/1.1 requests and HTTP/2 streams finish, new connections are refused', async () => {
-    const { t: t2, listener: l2 } = await serve();
+    const { t: t2, listener: l2, inFlight } = await serve();
     const session = h2connect(l2.url);
     const h1 = fetch(`${l2.url}/slow`).then(async (r) => ({ status: r.status, body: await r.text() }));
     const h2 = h2get(session, '/slow');
-    await new Promise((r) => setTimeout(r, 100));
+    while (inFlight() < 2) await new Promise((r) => setTimeout(r, 10));
     const closed = t2.close();
     const [a, b] = await Promise.all([h1, h2]);
     assert.equal(a.status, 200);
