@@ -59,7 +59,7 @@ async function measure(): Promise<void> {
 async function serve(dataDir: string): Promise<void> {
   const { createCloudtwin } = await import('../src/server.ts');
   const { createMedia } = await import('../src/services/media/index.ts');
-  const { generateInto } = await import('../src/services/media/catalog/bulk.ts');
+  const { generateInto, storeTarget } = await import('../src/services/media/catalog/bulk.ts');
   const { generatedCount } = await import('../src/services/media/catalog/generator.ts');
   const { ALICE, DEMO, testWorld } = await import('../test/support/world.ts');
   const videos = Number(process.env.BENCH_VIDEOS ?? 20_000);
@@ -82,7 +82,7 @@ async function serve(dataDir: string): Promise<void> {
   };
   await admin('POST', '/_twin/v1/world:apply', { ...testWorld, quotas: [{ project: DEMO.projectId, service: 'youtube.googleapis.com', dailyLimit: 1_000_000_000_000 }] });
   await admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
-  await generateInto(twin.store, { videos, seed: 7 }, generatedCount(videos));
+  await generateInto(storeTarget(twin.store), { videos, seed: 7 }, generatedCount(videos));
   const { access_token: token } = await admin('POST', '/_twin/v1/tokens', { principal: ALICE });
   const created = await twin.app.inject({
     method: 'POST',

@@ -17,7 +17,7 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { Store } from '../src/platform/store/store.ts';
-import { generateInto } from '../src/services/media/catalog/bulk.ts';
+import { generateInto, storeTarget } from '../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../src/services/media/catalog/types.ts';
 import { MediaSearch } from '../src/services/media/search/engine.ts';
@@ -122,7 +122,7 @@ async function runSize(size: number): Promise<SizeResult> {
     const cpu0 = process.cpuUsage();
     let lastReport = 0;
     const kept = keepDir !== undefined && (await store.db.selectFrom('media_videos').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n > 0;
-    if (!kept) await generateInto(store, { videos: size, seed: 42 }, generatedCount(size), (p) => {
+    if (!kept) await generateInto(storeTarget(store), { videos: size, seed: 42 }, generatedCount(size), (p) => {
       if (p.done - lastReport >= 200_000) {
         lastReport = p.done;
         process.stderr.write(`  ${size}: generated ${p.done}/${p.total} entries, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);

@@ -5,6 +5,7 @@ import type { AdminContext } from './context.ts';
 import { clock } from './routes/clock.ts';
 import { credentials } from './routes/credentials.ts';
 import { health } from './routes/health.ts';
+import { mediaCatalog } from './routes/mediaCatalog.ts';
 import { operationsConfig } from './routes/operationsConfig.ts';
 import { quota } from './routes/quota.ts';
 import { faults } from './routes/faults.ts';
@@ -31,6 +32,6 @@ export function registerAdmin(app: FastifyInstance, ctx: AdminContext): void {
         throw new ApiError({ status: 'UNAUTHENTICATED', message: 'The admin API needs Authorization: Bearer <admin token>.' });
       }
     });
-    for (const route of [health, applyWorld, snapshot, credentials, serviceAccountKeys, clock, operationsConfig, principals, quota, faults, requests]) route(admin, ctx);
+    for (const route of [health, applyWorld, snapshot, credentials, serviceAccountKeys, clock, operationsConfig, principals, quota, faults, requests, mediaCatalog]) route(admin, ctx);
   });
 }

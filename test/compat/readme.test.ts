@@ -1,22 +1,26 @@
 /**
- * Every example of README.md runs verbatim, in README order, against a fresh `cloudtwin serve`:
- * the `sh` blocks that use `CLOUDTWIN_URL` (each in its own bash, exported variables carried to
- * the next, the way one terminal session would) and every `js` / `ts` block (as a module next to
- * this repository's node_modules, with the first step's variables). The one thing changed is the
- * server's address in the first step (`export CLOUDTWIN_URL=http://127.0.0.1:8080`), since the
- * test's server listens on a free port. Blocks that call gcloud need it on PATH (skipped outside
- * CI when it is absent, saying so).
+ * Every example of README.md runs verbatim, in README order, the way a reader follows it: every
+ * `sh` block (each in its own bash, exported variables carried to the next, the way one terminal
+ * session would) and every `js` / `ts` block (as a module next to this repository's
+ * node_modules, with the first step's variables), in a directory of its own where `npm start`
+ * and `npx cloudtwin` work as in a checkout. One block is marked, in the README, by an HTML
+ * comment `<!-- readme.test.ts: start-server ... -->`: the quick start (`npm ci && npm start`,
+ * `npm test`); of it the test runs `npm start` only, in the background and with
+ * `CLOUDTWIN_PORT=0` (a free port), since the checkout it runs from is installed and `npm test` is
+ * what runs this test. The one thing changed in the blocks is that server's address in the first
+ * step (`export CLOUDTWIN_URL=http://127.0.0.1:8080`). Blocks that call gcloud need it on PATH
+ * (skipped outside CI when it is absent, saying so).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { findGcloud } from '../support/gcloud.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
+import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
+import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README_URL = 'http://127.0.0.1:8080';
@@ -26,26 +30,61 @@ export interface Example {
   code: string;
   /** 1-based line of the opening fence in README.md. */
   line: number;
+  /** The directive of a `<!-- readme.test.ts: DIRECTIVE ... -->` comment ending on the line before the fence. */
+  annotation?: string;
 }
 
-/** The fenced code blocks of a Markdown text, in order. */
+const SHELL = ['sh', 'bash', 'shell'];
+const SCRIPT = ['js', 'ts', 'javascript', 'typescript'];
+/** The only annotation: the block that starts the server (the test runs its `npm start` in the background). */
+export const START_SERVER = 'start-server';
+
+/** The fenced code blocks of a Markdown text, in order, with their readme.test.ts annotation. */
 export function codeBlocks(markdown: string): Example[] {
   const out: Example[] = [];
   const lines = markdown.split('\n');
+  let comment: { directive: string; endLine: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
+    const note = /^<!-- readme\.test\.ts: ([\w-]+)/.exec(lines[i]);
+    if (note) {
+      let end = i;
+      while (end < lines.length && !lines[end].includes('-->')) end++;
+      comment = { directive: note[1], endLine: end };
+      i = end;
+      continue;
+    }
     const open = /^```(\w*)\s*$/.exec(lines[i]);
     if (!open) continue;
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-    out.push({ lang: open[1], code: body.join('\n') + '\n', line: start + 1 });
+    const annotation = comment && comment.endLine === start - 1 ? comment.directive : undefined;
+    out.push({ lang: open[1], code: body.join('\n') + '\n', line: start + 1, ...(annotation && { annotation }) });
   }
   return out;
 }
 
-/** The README's runnable examples: shell blocks using the server's address, JS/TS blocks. */
+/** The README's runnable examples: every shell block and every JS/TS block. */
 export function runnableExamples(markdown: string): Example[] {
-  return codeBlocks(markdown).filter((b) => (['sh', 'bash', 'shell'].includes(b.lang) && b.code.includes('CLOUDTWIN_URL')) || ['js', 'ts', 'javascript', 'typescript'].includes(b.lang));
+  return codeBlocks(markdown).filter((b) => SHELL.includes(b.lang) || SCRIPT.includes(b.lang));
+}
+
+/**
+ * Makes `dir` behave as the reader's checkout after `npm ci`, with this one's code and packages:
+ * `npm start` (package.json, bin/) and `npx cloudtwin` work there, and the examples' imports
+ * resolve. `npx cloudtwin` finds the checkout's command in node_modules/.bin: the package.json
+ * here has no `bin`, since for a package's own bin npm 11's npx installs the package into its npx
+ * cache first (running `prepare`, once per directory: a console build per test run).
+ */
+function checkout(dir: string): void {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  delete pkg.bin;
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
+  symlinkSync(join(ROOT, 'bin'), join(dir, 'bin'));
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) if (name !== '.bin') symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+  for (const name of readdirSync(join(ROOT, 'node_modules', '.bin'))) symlinkSync(join(ROOT, 'node_modules', '.bin', name), join(dir, 'node_modules', '.bin', name));
+  symlinkSync(join(ROOT, 'bin', 'cloudtwin.js'), join(dir, 'node_modules', '.bin', 'cloudtwin'));
 }
 
 interface Ran {
@@ -62,84 +101,119 @@ function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, 
   });
 }
 
-describe('README examples run verbatim against a fresh server', () => {
+describe('README examples run verbatim, in order, from the quick start on', () => {
   const examples = runnableExamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  let server: ServerProcess;
+  let server: ReadyProcess | undefined;
+  let serverUrl = '';
   let db: TestDatabase;
   let dir: string;
   let env: NodeJS.ProcessEnv;
-  const ADMIN_TOKEN = 'ctadm_readme-example-admin-token';
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cloudtwin-readme-'));
-    // The quick start's data directory, where `npm start` keeps the admin token.
-    mkdirSync(join(dir, '.cloudtwin'), { mode: 0o700 });
-    writeFileSync(join(dir, '.cloudtwin', 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    checkout(dir);
     db = await freshDatabase();
-    server = await startServer({ dataDir: join(dir, '.cloudtwin'), databaseUrl: db.url, adminToken: ADMIN_TOKEN });
-    const { CLOUDSDK_CONFIG: _, CLOUDTWIN_URL: __, ADMIN_TOKEN: ___, ...rest } = process.env;
-    env = { ...rest, CLOUDSDK_CORE_DISABLE_PROMPTS: '1', CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK: 'true' };
+    const rest = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_') && !['CLOUDSDK_CONFIG', 'ADMIN_TOKEN', 'API_KEY'].includes(k)));
+    env = {
+      ...rest,
+      // the Node running this test runs the examples' node, npm and npx too
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      CLOUDSDK_CORE_DISABLE_PROMPTS: '1',
+      CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK: 'true',
+    };
   });
   after(async () => {
-    await server?.stop();
+    if (server && server.proc.exitCode === null) {
+      server.proc.kill('SIGTERM');
+      await server.exited;
+    }
     await db?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the README has the examples this test runs (first step, curl, googleapis, @google-cloud/apikeys, gcloud)', () => {
+  test('the README has the examples this test runs (quick start, first step, curl, googleapis, @google-cloud/apikeys, gcloud, catalogue)', () => {
     const text = examples.map((e) => e.code).join('\n');
     assert.ok(examples.length >= 5, `only ${examples.length} runnable examples found`);
-    assert.ok(examples[0].code.includes(`export CLOUDTWIN_URL=${README_URL}`), 'the first example sets CLOUDTWIN_URL');
-    for (const needle of ['export ADMIN_TOKEN=$(cat .cloudtwin/admin-token)', 'world:apply', "from 'googleapis'", "from '@google-cloud/apikeys'", 'gcloud services api-keys']) {
+    const annotated = examples.filter((e) => e.annotation);
+    assert.deepEqual(annotated.map((e) => e.annotation), [START_SERVER], 'one annotated block, the quick start');
+    assert.ok(annotated[0].code.includes('npm start') && annotated[0] === examples[0], 'the quick start, with `npm start`, comes first');
+    assert.ok(examples[1].code.includes(`export CLOUDTWIN_URL=${README_URL}`), 'the first step sets CLOUDTWIN_URL');
+    for (const needle of ['export ADMIN_TOKEN=$(cat .cloudtwin/admin-token)', 'world:apply', "from 'googleapis'", "from '@google-cloud/apikeys'", 'gcloud services api-keys', 'npx cloudtwin catalog import']) {
       assert.ok(text.includes(needle), `no example with ${needle}`);
     }
     assert.ok(!/\bjq\b/.test(text), 'the examples do not need jq');
   });
 
-  test('each example in order', async (t) => {
+  test('each example in order', { timeout: 600_000 }, async (t) => {
     const state = join(dir, 'exported.sh');
     writeFileSync(state, '');
     const gcloud = findGcloud();
     for (const [i, ex] of examples.entries()) {
       const where = `README.md line ${ex.line}`;
+      if (ex.annotation === START_SERVER) {
+        // `npm start` as the block says, in the background; on the PostgreSQL run, on the suite's database
+        server = await spawnReady('npm', ['start'], /cloudtwin listening on (http:\/\/\S+)/, {
+          cwd: dir,
+          env: { ...env, CLOUDTWIN_PORT: '0', ...(TEST_STORE === 'postgres' && { CLOUDTWIN_DATABASE_URL: db.url }) },
+          killAfterMs: 900_000,
+        });
+        serverUrl = server.ready[1];
+        assert.match(server.stdout(), /^admin token: ctadm_\S+/m, `${where}: the first start prints the admin token`);
+        continue;
+      }
       if (ex.code.includes('gcloud ') && !gcloud) {
         if (process.env.CI === 'true') assert.fail(`${where}: gcloud (the Google Cloud CLI) is not on PATH; CI needs it`);
         t.diagnostic(`${where}: gcloud is not on PATH: skipped`);
         console.log(`${where}: gcloud is not on PATH: skipped`);
         continue;
       }
+      assert.ok(serverUrl, `${where}: runs after the quick start's server is up`);
       let r: Ran;
-      if (['js', 'ts', 'javascript', 'typescript'].includes(ex.lang)) {
+      if (SCRIPT.includes(ex.lang)) {
         const file = join(dir, `example-${i}.${ex.lang.startsWith('t') ? 'mts' : 'mjs'}`);
         writeFileSync(file, ex.code);
-        r = await run(process.execPath, [file], dir, { ...env, CLOUDTWIN_URL: server.url, ADMIN_TOKEN });
+        const adminToken = readFileSync(join(dir, '.cloudtwin', 'admin-token'), 'utf8').trim();
+        r = await run(process.execPath, [file], dir, { ...env, CLOUDTWIN_URL: serverUrl, ADMIN_TOKEN: adminToken });
         assert.match(r.stdout, /AIza[0-9A-Za-z_-]{35}/, `${where}: the example prints the new key string`);
+        // a warning the README quotes is quoted as printed
+        for (const line of r.stderr.split('\n').filter((l) => /deprecated/i.test(l))) assert.ok(flat(README_TEXT).includes(flat(line).split('. ').slice(0, 2).join('. ')), `${where}: the README quotes the warning as printed: ${line}`);
       } else {
-        const code = ex.code.replace(`export CLOUDTWIN_URL=${README_URL}`, `export CLOUDTWIN_URL=${server.url}`);
+        const code = ex.code.replace(`export CLOUDTWIN_URL=${README_URL}`, `export CLOUDTWIN_URL=${serverUrl}`);
         const script = `source ${state}\nset -eo pipefail\n${code}\nexport -p > ${state}\n`;
-        r = await run('bash', ['-c', script], dir, env);
+        r = await run('bash', ['-c', script], dir, env, 300_000);
       }
-      const shown = `${where} (${ex.lang}) exited ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+      const shown = `${where} (${ex.lang}) exited ${r.code}\n--- stdout\n${r.stdout.slice(-20_000)}\n--- stderr\n${r.stderr.slice(-20_000)}`;
       assert.equal(r.code, 0, shown);
       assert.doesNotMatch(r.stdout, /"error"\s*:\s*\{/, shown);
       if (ex.code.includes('keyId=first')) assert.match(r.stdout, /"keyString": "AIza[0-9A-Za-z_-]{35}"/, shown);
     }
     // What the examples made, as the server sees it.
-    const token = (await server.admin('POST', '/_twin/v1/tokens', { principal: 'user:alice@example.com' })).access_token;
-    const res = await fetch(`${server.url}/v2/projects/demo-project/locations/global/keys?showDeleted=true`, { headers: { authorization: `Bearer ${token}` } });
+    const adminToken = readFileSync(join(dir, '.cloudtwin', 'admin-token'), 'utf8').trim();
+    const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+    const token = ((await (await fetch(`${serverUrl}/_twin/v1/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ principal: 'user:alice@example.com' }) })).json()) as { access_token: string }).access_token;
+    const res = await fetch(`${serverUrl}/v2/projects/demo-project/locations/global/keys?showDeleted=true`, { headers: { authorization: `Bearer ${token}` } });
     const ids = (((await res.json()) as { keys?: { name: string }[] }).keys ?? []).map((k: { name: string }) => k.name.split('/').pop());
     for (const id of ['first', 'k1', 'k2', ...(gcloud ? ['web'] : [])]) assert.ok(ids.includes(id), `key ${id} exists: ${ids}`);
+    // the catalogue commands ran against that server: the export holds the generated and imported entries
+    const backup = readFileSync(join(dir, 'backup.ndjson'), 'utf8').trim().split('\n');
+    assert.ok(backup.length > 10_000, `backup.ndjson has ${backup.length} entries`);
+    // `npm start` stops as the README says (SIGTERM to its PID): drains and exits 0
+    server!.proc.kill('SIGTERM');
+    assert.deepEqual(await server!.exited, { code: 0, signal: null }, server!.stderr());
   });
 });
 
+const README_TEXT = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** Text with Markdown code marks and runs of white space taken out, to compare a quote with what was printed. */
+const flat = (text: string) => text.replace(/`/g, '').replace(/\s+/g, ' ').trim();
+
 describe('README example extraction', () => {
   test('fenced blocks with their language and line; runnable ones picked', () => {
-    const md = 'x\n```sh\nnpm start\n```\n```sh\ncurl $CLOUDTWIN_URL/x\n```\n```\nplain\n```\n```js\nconsole.log(1)\n```\n```yaml\na: 1\n```\n';
+    const md = 'x\n<!-- readme.test.ts: start-server. why,\non two lines -->\n```sh\nnpm start\n```\n```sh\ncurl $CLOUDTWIN_URL/x\n```\n```\nplain\n```\n```js\nconsole.log(1)\n```\n```yaml\na: 1\n```\n';
     assert.deepEqual(
-      codeBlocks(md).map((b) => [b.lang, b.line]),
-      [['sh', 2], ['sh', 5], ['', 8], ['js', 11], ['yaml', 14]],
+      codeBlocks(md).map((b) => [b.lang, b.line, b.annotation]),
+      [['sh', 4, START_SERVER], ['sh', 7, undefined], ['', 10, undefined], ['js', 13, undefined], ['yaml', 16, undefined]],
     );
-    assert.deepEqual(runnableExamples(md).map((b) => b.code), ['curl $CLOUDTWIN_URL/x\n', 'console.log(1)\n']);
+    assert.deepEqual(runnableExamples(md).map((b) => b.code), ['npm start\n', 'curl $CLOUDTWIN_URL/x\n', 'console.log(1)\n']);
   });
 });

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { exportNdjson, ImportError, importNdjson } from '../../src/services/media/catalog/bulk.ts';
+import { exportNdjson, ImportError, importNdjson, jsonSyntaxProblem, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { normalizeEntry, parseDuration } from '../../src/services/media/catalog/format.ts';
 import { generateCatalog, generatedCount } from '../../src/services/media/catalog/generator.ts';
 import { countEntries } from '../../src/services/media/catalog/repository.ts';
+import { PhaseRate } from '../../src/services/media/catalog/progress.ts';
 import { CH_BIG, channel, type FixtureStore, fixtureEntries, openFixture, video } from './media.fixture.ts';
 
 const error = (entry: unknown) => {
@@ -135,7 +136,7 @@ describe('media catalogue NDJSON import and export', () => {
     lines.splice(4, 0, '{"kind": "youtube#video", "id": ');
     lines.splice(7, 0, JSON.stringify(video('vidOrphan01', 'orphan', { channelId: 'UCnosuchchannel000000000' })));
     const file = write('bad.ndjson', lines);
-    await assert.rejects(importNdjson(f.store, file), (err: unknown) => {
+    await assert.rejects(importNdjson(storeTarget(f.store), file), (err: unknown) => {
       assert.ok(err instanceof ImportError);
       assert.match(err.problems[0], /^line 5: not JSON/);
       assert.match(err.problems[1], /^line 8: snippet.channelId: channel 'UCnosuchchannel000000000' is neither in the file nor stored/);
@@ -148,17 +149,17 @@ describe('media catalogue NDJSON import and export', () => {
     const lines = good();
     lines.splice(2, 0, '', '   ');
     const file = write('good.ndjson', lines);
-    const r = await importNdjson(f.store, file);
+    const r = await importNdjson(storeTarget(f.store), file);
     assert.deepEqual(r, { entries: good().length, resumedAfterLine: 0 });
     const out = new PassThrough();
     const chunks: string[] = [];
     out.on('data', (c) => chunks.push(String(c)));
-    await exportNdjson(f.store, out);
+    await exportNdjson(storeTarget(f.store), out);
     const exported = chunks.join('').trim().split('\n');
     assert.deepEqual([...exported].sort(), [...good()].sort());
     assert.ok(exported.findIndex((l) => l.includes('youtube#channel')) < exported.findIndex((l) => l.includes('media#video')), 'channels before videos');
     // importing the same file again changes nothing (upserts)
-    await importNdjson(f.store, file);
+    await importNdjson(storeTarget(f.store), file);
     assert.deepEqual(await countEntries(f.store.db), { content_owners: 1, channels: 3, videos: 13, playlists: 2 });
   });
 
@@ -170,10 +171,35 @@ describe('media catalogue NDJSON import and export', () => {
     const hash = createHash('sha256');
     for (const l of readFileSync(file, 'utf8').split('\n').slice(0, -1)) hash.update(l).update('\n');
     await f.store.db.insertInto('media_meta').values({ name: `import:${hash.digest('hex')}`, value: 3 }).execute();
-    const r = await importNdjson(f.store, file);
+    const r = await importNdjson(storeTarget(f.store), file);
     assert.equal(r.resumedAfterLine, 3);
     const stored = (await f.store.db.selectFrom('media_videos').select('id').where('id', 'like', 'resume%').execute()).map((x) => x.id).sort();
     assert.deepEqual(stored, ['resume2abcd', 'resume3abcd', 'resume4abcd'], 'lines 1-3 (the channel, resume0, resume1) counted as done, the rest written');
     assert.equal(await f.store.db.selectFrom('media_meta').select('name').where('name', 'like', 'import:%').executeTakeFirst(), undefined, 'the mark is removed when done');
+  });
+});
+
+describe('media catalogue import messages and progress', () => {
+  test('a JSON syntax error names one place: the column of its line', () => {
+    const reason = (text: string) => {
+      try {
+        JSON.parse(text);
+      } catch (err) {
+        return jsonSyntaxProblem((err as Error).message);
+      }
+      throw new Error('parsed');
+    };
+    assert.equal(reason(`{"kind": "youtube#video", "title": "${'x'.repeat(160)}" ]`), "column 199: not JSON: Expected ',' or '}' after property value");
+    assert.equal(reason('{"a":'), 'not JSON: Unexpected end of JSON input');
+    assert.equal(reason(`[1,]${' '.repeat(300)}`), "not JSON: Unexpected token ']'");
+    assert.doesNotMatch(reason('{"a" 1}'), /position|line/);
+  });
+
+  test('the rate of a phase counts from the end of the one before, and says nothing in its first quarter second', () => {
+    const rate = new PhaseRate(0);
+    assert.deepEqual(rate.tick({ phase: 'index', done: 4000, total: 103000 }, 1), { newPhase: true, perSecond: undefined });
+    assert.deepEqual(rate.tick({ phase: 'index', done: 40000, total: 103000 }, 1000), { newPhase: false, perSecond: 40000 });
+    // the next phase starts where the last tick of this one was
+    assert.deepEqual(rate.tick({ phase: 'write', done: 5000, total: 10000 }, 1250), { newPhase: true, perSecond: 20000 });
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateInto } from '../../src/services/media/catalog/bulk.ts';
+import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import { setChampionParameters, setOrderedScanThreshold, strategyStats } from '../../src/services/media/search/evaluate.ts';
@@ -31,7 +31,7 @@ describe('media search: strategies and stores agree', () => {
     // small champion lists, so this small catalogue has some (the engine builds them at its first search)
     setChampionParameters(20, 64);
     f = await openFixture([]);
-    await generateInto(f.store, { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
+    await generateInto(storeTarget(f.store), { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
   });
   after(async () => {
     await f.close();
@@ -68,7 +68,7 @@ describe('media search: strategies and stores agree', () => {
     setOrderedScanThreshold(20_000);
     const other = await openFixture([], f.url ? 'sqlite' : 'postgres');
     try {
-      await generateInto(other.store, { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
+      await generateInto(storeTarget(other.store), { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
       for (const q of queries()) assert.deepEqual(await other.media.engine.search(q), await f.media.engine.search(q), JSON.stringify(q));
     } finally {
       await other.close();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateInto } from '../../src/services/media/catalog/bulk.ts';
+import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import type { MediaSearch } from '../../src/services/media/search/engine.ts';
@@ -33,7 +33,7 @@ describe('media search index snapshot: a restart loads the saved index instead o
   let first: Awaited<ReturnType<typeof answers>>;
   before(async () => {
     f = await openFixture([]);
-    await generateInto(f.store, { videos: VIDEOS, seed: 5 }, generatedCount(VIDEOS));
+    await generateInto(storeTarget(f.store), { videos: VIDEOS, seed: 5 }, generatedCount(VIDEOS));
     await load(f.store, fixtureEntries());
     first = await answers(f);
     await engineOf(f).saved();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Store } from '../../src/platform/store/store.ts';
-import { generateInto } from '../../src/services/media/catalog/bulk.ts';
+import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import { createMediaCatalog } from '../../src/services/media/catalog/index.ts';
 import type { MediaSearch } from '../../src/services/media/search/engine.ts';
@@ -45,7 +45,7 @@ describe('media index snapshot on PostgreSQL, in the data directory', { skip: TE
     dir = mkdtempSync(join(tmpdir(), 'media-pg-snapshot-'));
     for (const [url, videos] of [[db.url, VIDEOS], [other.url, 50]] as const) {
       const store = await Store.open({ databaseUrl: url });
-      await generateInto(store, { videos, seed: 9 }, generatedCount(videos));
+      await generateInto(storeTarget(store), { videos, seed: 9 }, generatedCount(videos));
       await load(store, fixtureEntries());
       await store.close();
     }

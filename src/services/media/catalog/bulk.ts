@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { sql } from 'kysely';
@@ -7,7 +7,7 @@ import type { Store } from '../../../platform/store/store.ts';
 import { type EntryRefs, type NormalizedEntry, normalizeEntry } from './format.ts';
 import { generateCatalog, type GenerateOptions } from './generator.ts';
 import { exportEntries, missingRefs } from './repository.ts';
-import { writeChecked } from './writer.ts';
+import { finishImport, type ImportMark, importResumePoint, writeImportBatch } from './writer.ts';
 
 /**
  * Bulk catalogue work for the CLI: NDJSON import and export, and generation into the store.
@@ -33,10 +33,64 @@ export interface Progress {
 
 export class ImportError extends Error {
   readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`import failed, nothing was written:\n  ${problems.join('\n  ')}`);
+  /** False when batches were written before the problem (running the command again resumes). */
+  readonly nothingWritten: boolean;
+  constructor(problems: string[], nothingWritten = true) {
+    super(
+      nothingWritten
+        ? `import failed, nothing was written:\n  ${problems.join('\n  ')}`
+        : `import stopped; what was written stays, and the same command resumes after it:\n  ${problems.join('\n  ')}`,
+    );
     this.problems = problems;
+    this.nothingWritten = nothingWritten;
   }
+}
+
+/** One entry on its way to the catalogue: the resource as read, and as the store keeps it. */
+export interface BatchItem {
+  json: unknown;
+  entry: NormalizedEntry;
+}
+
+/**
+ * Where the catalogue commands read and write: the store itself (`storeTarget`), or a running
+ * server through its admin API (remote.ts). The import's two passes, batches, resume marks and
+ * progress are the same either way.
+ */
+export interface CatalogTarget {
+  /** Which of these channel and content-owner ids are not stored. */
+  notStored(ids: { channels: string[]; contentOwners: string[] }): Promise<{ channels: Set<string>; contentOwners: Set<string> }>;
+  /** The line after which an interrupted import of this file resumes (0: from the start). */
+  resumePoint(importId: string): Promise<number>;
+  /** Writes a batch and, with `mark`, the import's progress, in one transaction. */
+  write(batch: BatchItem[], mark?: ImportMark): Promise<void>;
+  /** A finished import forgets its mark. */
+  finishImport(importId: string): Promise<void>;
+  /** Every entry as NDJSON lines, in import order. */
+  exportLines(): AsyncIterable<string>;
+  /** Bulk writing starts (`true`) and ends: a chance to trade durability per batch for speed (SQLite). */
+  bulk?(on: boolean, opts: { durable: boolean }): Promise<void>;
+}
+
+/** The store as a catalogue target (the CLI with --data-dir or --database-url). */
+export function storeTarget(store: Store): CatalogTarget {
+  return {
+    async notStored(ids) {
+      const refs: EntryRefs[] = [...ids.channels.map((channelId) => ({ channelId })), ...ids.contentOwners.map((contentOwnerId) => ({ contentOwnerId }))];
+      return missingRefs(store.db, refs, { channels: new Set(), contentOwners: new Set() });
+    },
+    resumePoint: (id) => importResumePoint(store.db, id),
+    write: (batch, mark) => writeImportBatch(store.db, batch.map((b) => b.entry), mark),
+    finishImport: (id) => finishImport(store.db, id),
+    exportLines: () => exportEntries(store.db),
+    async bulk(on, { durable }) {
+      if (store.dialect !== 'sqlite') return;
+      // A page cache big enough for the indexes of a million rows (random ids land all over the
+      // B-trees); without `durable`, no fsync per batch (the generator can always be run again).
+      if (!durable) await sql.raw(`PRAGMA synchronous = ${on ? 'NORMAL' : 'FULL'}`).execute(store.db);
+      await sql.raw(`PRAGMA cache_size = ${on ? -262144 : -2000}`).execute(store.db);
+    },
+  };
 }
 
 async function* lines(file: string): AsyncGenerator<{ line: string; number: number; bytes: number }> {
@@ -51,7 +105,13 @@ async function* lines(file: string): AsyncGenerator<{ line: string; number: numb
   }
 }
 
-function parseLine(line: string, refs: EntryRefs): NormalizedEntry | { error: string } | undefined {
+interface ParsedLine {
+  json: unknown;
+  entry: NormalizedEntry;
+  refs: EntryRefs;
+}
+
+function parseLine(line: string): ParsedLine | { error: string } | undefined {
   if (!line.trim()) return undefined;
   if (line.length > MAX_LINE) return { error: `line longer than ${MAX_LINE} characters` };
   if (line.includes('\uFFFD')) return { error: 'not valid UTF-8' };
@@ -59,121 +119,180 @@ function parseLine(line: string, refs: EntryRefs): NormalizedEntry | { error: st
   try {
     json = JSON.parse(line);
   } catch (err) {
-    return { error: `not JSON (${(err as Error).message})` };
+    return { error: jsonSyntaxProblem((err as Error).message) };
   }
-  return normalizeEntry(json, refs);
+  const refs: EntryRefs = {};
+  const entry = normalizeEntry(json, refs);
+  return 'error' in entry ? entry : { json, entry, refs };
 }
 
-export async function importNdjson(store: Store, file: string, onProgress: (p: Progress) => void = () => {}): Promise<{ entries: number; resumedAfterLine: number }> {
-  const total = statSync(file).size;
-  // Pass 1: check everything, write nothing.
-  const problems: string[] = [];
-  const hash = createHash('sha256');
-  const defined = { channels: new Set<string>(), contentOwners: new Set<string>() };
-  const firstUse = new Map<string, number>();
-  const used: EntryRefs[] = [];
-  let entries = 0;
-  for await (const { line, number, bytes } of lines(file)) {
-    hash.update(line).update('\n');
-    const refs: EntryRefs = {};
-    const e = parseLine(line, refs);
-    if (e && 'error' in e) {
-      if (problems.length < MAX_REPORTED) problems.push(`line ${number}: ${e.error}`);
-    } else if (e) {
-      entries++;
-      if (e.type === 'channel') defined.channels.add(e.row.id);
-      if (e.type === 'contentOwner') defined.contentOwners.add(e.row.id);
-      for (const key of [refs.channelId && `c:${refs.channelId}`, refs.contentOwnerId && `o:${refs.contentOwnerId}`]) {
-        if (key && !firstUse.has(key)) {
-          firstUse.set(key, number);
-          used.push(key.startsWith('c:') ? { channelId: key.slice(2) } : { contentOwnerId: key.slice(2) });
-        }
-      }
-    }
-    if (number % 5000 === 0) onProgress({ phase: 'check', done: bytes, total });
-  }
-  const missing = await missingRefs(store.db, used, defined);
-  for (const c of missing.channels) problems.push(`line ${firstUse.get(`c:${c}`)}: snippet.channelId: channel '${c}' is neither in the file nor stored`);
-  for (const o of missing.contentOwners) problems.push(`line ${firstUse.get(`o:${o}`)}: contentOwnerDetails.contentOwner: content owner '${o}' is neither in the file nor stored`);
-  onProgress({ phase: 'check', done: total, total });
-  if (problems.length) throw new ImportError(problems.sort((a, b) => lineOf(a) - lineOf(b)).slice(0, MAX_REPORTED));
-
-  // Pass 2: write in batches, with the resume mark in the same transaction.
-  if (store.dialect === 'sqlite') await sql`PRAGMA cache_size = -262144`.execute(store.db);
-  const mark = `import:${hash.digest('hex')}`;
-  const resumeAfter = Number((await store.db.selectFrom('media_meta').select('value').where('name', '=', mark).executeTakeFirst())?.value ?? 0);
-  let batch: NormalizedEntry[] = [];
-  let lastLine = 0;
-  const flush = async () => {
-    const entries = batch;
-    batch = [];
-    const upTo = lastLine;
-    await store.db.transaction().execute(async (trx) => {
-      await writeChecked(trx, entries);
-      await trx.insertInto('media_meta').values({ name: mark, value: upTo }).onConflict((c) => c.column('name').doUpdateSet({ value: upTo })).execute();
-    });
-  };
-  for await (const { line, number, bytes } of lines(file)) {
-    if (number <= resumeAfter) continue;
-    const e = parseLine(line, {});
-    if (e && 'error' in e) throw new ImportError([`line ${number}: ${e.error} (the file changed while importing)`]);
-    if (e) batch.push(e);
-    lastLine = number;
-    if (batch.length >= IMPORT_BATCH) {
-      await flush();
-      onProgress({ phase: 'write', done: bytes, total });
-    }
-  }
-  if (batch.length) await flush();
-  await store.db.deleteFrom('media_meta').where('name', '=', mark).execute();
-  if (store.dialect === 'sqlite') await sql`PRAGMA cache_size = -2000`.execute(store.db);
-  onProgress({ phase: 'write', done: total, total });
-  return { entries, resumedAfterLine: resumeAfter };
+/**
+ * A JSON.parse message as one reason with one place: `column 199: not JSON: Expected ',' or '}'
+ * after property value` (an NDJSON line is one line, so the parser's own "line 1" and the byte
+ * position it also gives say nothing the column does not).
+ */
+export function jsonSyntaxProblem(message: string): string {
+  const at = / (?:in JSON )?at position (\d+)(?: \(line \d+ column (\d+)\))?$/.exec(message);
+  if (at) return `column ${at[2] ?? Number(at[1]) + 1}: not JSON: ${message.slice(0, at.index)}`;
+  return `not JSON: ${message.replace(/, ".*is not valid JSON$/s, '')}`;
 }
 
+/** `line N: problem`, or `line N, column C: problem` for a JSON syntax error. */
+function atLine(number: number, error: string): string {
+  return error.startsWith('column ') ? `line ${number}, ${error}` : `line ${number}: ${error}`;
+}
+
+/** Every problem names its line first; sorts them by it. */
 function lineOf(problem: string): number {
   return Number(/^line (\d+)/.exec(problem)?.[1] ?? 0);
 }
 
+/** A file the import cannot read: one line saying which and why. */
+export class UnreadableFileError extends Error {}
+
+/** The file's size, or an UnreadableFileError (missing, a directory, no permission). */
+export function checkReadable(file: string): number {
+  let st;
+  try {
+    st = statSync(file);
+    accessSync(file, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UnreadableFileError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+  }
+  if (!st.isFile()) throw new UnreadableFileError(`cannot read ${file}: not a file`);
+  return st.size;
+}
+
+export async function importNdjson(target: CatalogTarget, file: string, onProgress: (p: Progress) => void = () => {}): Promise<{ entries: number; resumedAfterLine: number }> {
+  const total = checkReadable(file);
+  // Pass 1: check everything, write nothing.
+  const problems: string[] = [];
+  const hash = createHash('sha256');
+  /** The line defining each channel and content owner of the file (`c:ID`, `o:ID`). */
+  const definedAt = new Map<string, number>();
+  const firstUse = new Map<string, number>();
+  let entries = 0;
+  for await (const { line, number, bytes } of lines(file)) {
+    hash.update(line).update('\n');
+    const e = parseLine(line);
+    if (e && 'error' in e) {
+      if (problems.length < MAX_REPORTED) problems.push(atLine(number, e.error));
+    } else if (e) {
+      entries++;
+      const key = definedKey(e.entry);
+      if (key && !definedAt.has(key)) definedAt.set(key, number);
+      for (const key of refKeys(e.refs)) if (!firstUse.has(key)) firstUse.set(key, number);
+    }
+    if (number % 5000 === 0) onProgress({ phase: 'check', done: bytes, total });
+  }
+  const used = { channels: [] as string[], contentOwners: [] as string[] };
+  for (const key of firstUse.keys()) (key.startsWith('c:') ? used.channels : used.contentOwners).push(key.slice(2));
+  const notStored = await target.notStored(used);
+  for (const c of notStored.channels) if (!definedAt.has(`c:${c}`)) problems.push(`line ${firstUse.get(`c:${c}`)}: snippet.channelId: channel '${c}' is neither in the file nor stored`);
+  for (const o of notStored.contentOwners) if (!definedAt.has(`o:${o}`)) problems.push(`line ${firstUse.get(`o:${o}`)}: contentOwnerDetails.contentOwner: content owner '${o}' is neither in the file nor stored`);
+  onProgress({ phase: 'check', done: total, total });
+  if (problems.length) throw new ImportError(problems.sort((a, b) => lineOf(a) - lineOf(b)).slice(0, MAX_REPORTED));
+
+  // Pass 2: write in batches, with the resume mark in the same transaction. An entry whose
+  // channel or content owner comes later in the file waits until that one is written (a server
+  // checks every batch's references against what it stores).
+  const importId = hash.digest('hex');
+  const resumeAfter = await target.resumePoint(importId);
+  // references to wait for: not stored, and defined by a line this run writes (a resumed run's earlier lines were written)
+  const waitingFor = new Set<string>([...[...notStored.channels].map((c) => `c:${c}`), ...[...notStored.contentOwners].map((o) => `o:${o}`)].filter((k) => (definedAt.get(k) ?? 0) > resumeAfter));
+  const deferred: (BatchItem & { line: number; refs: EntryRefs })[] = [];
+  const ready = (refs: EntryRefs) => refKeys(refs).every((k) => !waitingFor.has(k));
+  const batch: (BatchItem & { line: number })[] = [];
+  let lastLine = resumeAfter;
+  // an entry in the batch satisfies the references of those after it (a batch is checked whole)
+  const add = (item: BatchItem & { line: number }) => {
+    batch.push(item);
+    const key = definedKey(item.entry);
+    if (!key || !waitingFor.delete(key)) return;
+    for (let i = 0; i < deferred.length; ) {
+      if (ready(deferred[i].refs)) add(deferred.splice(i, 1)[0]);
+      else i++;
+    }
+  };
+  const flush = async () => {
+    while (batch.length) {
+      const items = batch.splice(0, IMPORT_BATCH);
+      // resuming must not skip an entry still waiting or not yet written: the mark stays before the first of them
+      let firstPending = deferred.length ? deferred[0].line : Infinity;
+      for (const item of batch) firstPending = Math.min(firstPending, item.line);
+      await target.write(items, { id: importId, afterLine: Number.isFinite(firstPending) ? firstPending - 1 : lastLine });
+    }
+  };
+  await target.bulk?.(true, { durable: true });
+  try {
+    for await (const { line, number, bytes } of lines(file)) {
+      if (number <= resumeAfter) continue;
+      const e = parseLine(line);
+      if (e && 'error' in e) throw new ImportError([`${atLine(number, e.error)} (the file changed while importing)`], false);
+      lastLine = number;
+      if (e) {
+        if (ready(e.refs)) add({ json: e.json, entry: e.entry, line: number });
+        else deferred.push({ json: e.json, entry: e.entry, line: number, refs: e.refs });
+      }
+      if (batch.length >= IMPORT_BATCH) {
+        await flush();
+        onProgress({ phase: 'write', done: bytes, total });
+      }
+    }
+    if (batch.length) await flush();
+    if (deferred.length) throw new ImportError([`line ${deferred[0].line}: its channel or content owner was not written (the file changed while importing)`], false);
+  } finally {
+    await target.bulk?.(false, { durable: true });
+  }
+  await target.finishImport(importId);
+  onProgress({ phase: 'write', done: total, total });
+  return { entries, resumedAfterLine: resumeAfter };
+}
+
+/** `c:ID` for a channel, `o:ID` for a content owner: what other entries refer to. */
+function definedKey(entry: NormalizedEntry): string | undefined {
+  return entry.type === 'channel' ? `c:${entry.row.id}` : entry.type === 'contentOwner' ? `o:${entry.row.id}` : undefined;
+}
+
+function refKeys(refs: EntryRefs): string[] {
+  const out: string[] = [];
+  if (refs.channelId) out.push(`c:${refs.channelId}`);
+  if (refs.contentOwnerId) out.push(`o:${refs.contentOwnerId}`);
+  return out;
+}
+
 /** Every entry as NDJSON, in import order (content owners, channels, videos, playlists). */
-export async function exportNdjson(store: Store, out: Writable): Promise<number> {
+export async function exportNdjson(target: CatalogTarget, out: Writable): Promise<number> {
   let n = 0;
-  for await (const resource of exportEntries(store.db)) {
+  for await (const resource of target.exportLines()) {
     n++;
     if (!out.write(`${resource}\n`)) await new Promise((resolve) => out.once('drain', resolve));
   }
   return n;
 }
 
-/** Generates a catalogue straight into the store (batches of one transaction each). */
-export async function generateInto(store: Store, opts: GenerateOptions, total: number, onProgress: (p: Progress) => void = () => {}): Promise<number> {
-  let batch: NormalizedEntry[] = [];
+/** Generates a catalogue into a target (batches of one transaction each). */
+export async function generateInto(target: CatalogTarget, opts: GenerateOptions, total: number, onProgress: (p: Progress) => void = () => {}): Promise<number> {
+  let batch: BatchItem[] = [];
   let n = 0;
-  // Bulk writes on SQLite: a page cache big enough for the indexes of a million rows (random ids
-  // land all over the B-trees), and no fsync per batch (the generator can always be run again).
-  if (store.dialect === 'sqlite') {
-    await sql`PRAGMA synchronous = NORMAL`.execute(store.db);
-    await sql`PRAGMA cache_size = -262144`.execute(store.db);
-  }
+  await target.bulk?.(true, { durable: false });
   try {
-    for (const entry of generateCatalog(opts)) {
-      const e = normalizeEntry(entry);
-      if ('error' in e) throw new Error(`generator produced an invalid entry: ${e.error}`);
-      batch.push(e);
+    for (const json of generateCatalog(opts)) {
+      const entry = normalizeEntry(json);
+      if ('error' in entry) throw new Error(`generator produced an invalid entry: ${entry.error}`);
+      batch.push({ json, entry });
       n++;
       if (batch.length >= IMPORT_BATCH * 2) {
-        const entries = batch;
+        const items = batch;
         batch = [];
-        await store.db.transaction().execute((trx) => writeChecked(trx, entries));
+        await target.write(items);
         onProgress({ phase: 'generate', done: n, total });
       }
     }
-    if (batch.length) await store.db.transaction().execute((trx) => writeChecked(trx, batch));
+    if (batch.length) await target.write(batch);
   } finally {
-    if (store.dialect === 'sqlite') {
-      await sql`PRAGMA synchronous = FULL`.execute(store.db);
-      await sql`PRAGMA cache_size = -2000`.execute(store.db);
-    }
+    await target.bulk?.(false, { durable: false });
   }
   onProgress({ phase: 'generate', done: n, total });
   return n;

@@ -1,9 +1,9 @@
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { type Command, Option } from 'commander';
 import { Store } from '../../../platform/store/store.ts';
-import type { Progress } from './bulk.ts';
+import type { CatalogTarget } from './bulk.ts';
 
 /**
  * What the commands run, imported when one runs: `registerCatalogCommands` is called on every
@@ -11,61 +11,68 @@ import type { Progress } from './bulk.ts';
  * lazy loading").
  */
 async function commands() {
-  const [{ default: cliProgress }, bulk, { generatedCount }, { countEntries }, { MediaSearch }, { snapshotPath }] = await Promise.all([
+  const [{ default: cliProgress }, bulk, { generatedCount }, { countEntries }, { MediaSearch }, { snapshotPath }, remote, { progressBar }] = await Promise.all([
     import('cli-progress'),
     import('./bulk.ts'),
     import('./generator.ts'),
     import('./repository.ts'),
     import('../search/engine.ts'),
     import('./index.ts'),
+    import('./remote.ts'),
+    import('./progress.ts'),
   ]);
-  return { cliProgress, ...bulk, generatedCount, countEntries, MediaSearch, snapshotPath };
+  return { cliProgress, ...bulk, generatedCount, countEntries, MediaSearch, snapshotPath, ...remote, progressBar };
+}
+
+interface TargetOptions {
+  url?: string;
+  adminToken?: string;
+  dataDir: string;
+  databaseUrl?: string;
+  progress?: boolean;
 }
 
 /**
- * `cloudtwin catalog import|export|generate`: work on the catalogue of a data directory (SQLite)
- * or a PostgreSQL database. On SQLite the command opens the store itself and so needs the data
- * directory's lock: while a server runs on that directory the command stops with "in use by
- * process N" and changes nothing (stop the server, or use PostgreSQL, where any number of
- * processes share the database and running servers see the changes on their next search).
+ * `cloudtwin catalog import|export|generate`: work on the catalogue of a running server
+ * (`--url`, through its admin API) or of a data directory (SQLite) / PostgreSQL database
+ * directly. Opening a SQLite data directory needs its lock, so while a server runs on it use
+ * `--url` (or the command stops with "in use by process N" and changes nothing).
  */
 export function registerCatalogCommands(program: Command): void {
   const catalog = program.command('catalog').description('media catalogue: import, export and generate (NDJSON of Data API resources; README "Media catalogue")');
-  const storeOptions = (c: Command) =>
+  const targetOptions = (c: Command) =>
     c
-      .addOption(new Option('--data-dir <dir>', 'data directory (SQLite)').env('CLOUDTWIN_DATA_DIR').default('.cloudtwin'))
+      .addOption(new Option('--url <url>', "a running server's address (e.g. http://127.0.0.1:8080): work through its admin API").conflicts('databaseUrl'))
+      .addOption(new Option('--admin-token <token>', 'admin token for --url (default: the data directory\'s admin-token file)').env('CLOUDTWIN_ADMIN_TOKEN'))
+      .addOption(new Option('--data-dir <dir>', 'data directory (SQLite; with --url, where the admin token is kept)').env('CLOUDTWIN_DATA_DIR').default('.cloudtwin'))
       .addOption(new Option('--database-url <url>', 'PostgreSQL connection URL (postgres://...)').env('CLOUDTWIN_DATABASE_URL'))
       .addOption(new Option('--no-progress', 'no progress bar (also when stderr is not a terminal)'));
 
-  storeOptions(catalog.command('import').argument('<file>', 'NDJSON file: one entry per line').description('import catalogue entries (checked whole first; written in resumable batches)')).action(
-    async (file: string, o) => {
-      const { cliProgress, importNdjson, ImportError } = await commands();
-      await withStore(o, async (store) => {
+  targetOptions(catalog.command('import').argument('<file>', 'NDJSON file: one entry per line').description('import catalogue entries (checked whole first; written in resumable batches)')).action(
+    async (file: string, o: TargetOptions) => {
+      const { cliProgress, importNdjson, checkReadable, progressBar } = await commands();
+      const path = resolve(file);
+      checkReadable(path);
+      await withTarget(o, async (target) => {
         const bar = progressBar(cliProgress, o, 'bytes');
         try {
-          const r = await importNdjson(store, resolve(file), bar.update);
+          const r = await importNdjson(target, path, bar.update);
           bar.stop();
           process.stderr.write(`imported ${r.entries} entries${r.resumedAfterLine ? ` (resumed after line ${r.resumedAfterLine})` : ''}\n`);
-        } catch (err) {
+        } finally {
           bar.stop();
-          if (err instanceof ImportError) {
-            process.stderr.write(`cloudtwin: ${err.message}\n`);
-            process.exitCode = 1;
-            return;
-          }
-          throw err;
         }
       });
     },
   );
 
-  storeOptions(catalog.command('export').description('write the catalogue as NDJSON (content owners, channels, videos, playlists)'))
+  targetOptions(catalog.command('export').description('write the catalogue as NDJSON (content owners, channels, videos, playlists)'))
     .option('-o, --output <file>', 'write to this file instead of stdout')
-    .action(async (o) => {
+    .action(async (o: TargetOptions & { output?: string }) => {
       const { exportNdjson } = await commands();
-      await withStore(o, async (store) => {
+      await withTarget(o, async (target) => {
         const out = o.output ? createWriteStream(resolve(o.output), { mode: 0o600 }) : process.stdout;
-        const n = await exportNdjson(store, out);
+        const n = await exportNdjson(target, out);
         if (o.output) {
           out.end();
           await finished(out);
@@ -74,12 +81,12 @@ export function registerCatalogCommands(program: Command): void {
       });
     });
 
-  storeOptions(catalog.command('generate').description('generate a deterministic, realistic catalogue into the store (or as NDJSON with --output)'))
+  targetOptions(catalog.command('generate').description('generate a deterministic, realistic catalogue into the store or server (or as NDJSON with --output)'))
     .requiredOption('--videos <n>', 'number of videos (channels: n/50, playlists: n/100, content owners: n/50000)', parseCount)
     .option('--seed <s>', 'seed: the same seed and size give the same catalogue', parseCount, 1)
     .option('-o, --output <file>', 'write NDJSON to this file (- for stdout) instead of the store')
-    .action(async (o) => {
-      const { cliProgress, generatedCount, generateNdjson, generateInto, MediaSearch, countEntries, snapshotPath } = await commands();
+    .action(async (o: TargetOptions & { videos: number; seed: number; output?: string }) => {
+      const { cliProgress, generatedCount, generateNdjson, generateInto, MediaSearch, countEntries, snapshotPath, progressBar } = await commands();
       const opts = { videos: o.videos, seed: o.seed };
       const total = generatedCount(o.videos);
       if (o.output) {
@@ -92,20 +99,33 @@ export function registerCatalogCommands(program: Command): void {
         process.stderr.write(`generated ${n} entries\n`);
         return;
       }
-      await withStore(o, async (store) => {
+      await withTarget(o, async (target, store) => {
         const started = performance.now();
         const bar = progressBar(cliProgress, o, 'entries');
-        await generateInto(store, opts, total, bar.update);
+        const n = await generateInto(target, opts, total, bar.update);
         bar.stop();
         const written = performance.now();
+        if (!store) {
+          process.stderr.write(`generated ${n} entries in ${((written - started) / 1000).toFixed(1)} s; the server indexes them on its next search\n`);
+          return;
+        }
+        const counts = await countEntries(store.db);
+        const indexed = counts.channels + counts.videos + counts.playlists;
         const indexBar = progressBar(cliProgress, o, 'rows indexed');
         // the index is saved in the data directory too (where `serve` looks for it), so the first `serve` loads it instead of building it
         const snapshotFile = await snapshotPath(store, { snapshotDir: resolve(o.dataDir) });
-        const engine = new MediaSearch(store.db, { onProgress: (loaded) => indexBar.update({ phase: 'index', done: loaded, total }), snapshotFile });
+        let loaded = 0;
+        const engine = new MediaSearch(store.db, {
+          onProgress: (rows) => {
+            loaded = rows;
+            indexBar.update({ phase: 'index', done: rows, total: Math.max(indexed, rows) });
+          },
+          snapshotFile,
+        });
         await engine.refresh();
         await engine.saved();
+        indexBar.update({ phase: 'index', done: loaded, total: loaded });
         indexBar.stop();
-        const counts = await countEntries(store.db);
         process.stderr.write(
           `generated ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')} in ${((written - started) / 1000).toFixed(1)} s; index built in ${((performance.now() - written) / 1000).toFixed(1)} s (${engine.size} searchable documents)\n`,
         );
@@ -119,46 +139,34 @@ function parseCount(v: string): number {
   return n;
 }
 
-async function withStore(o: { dataDir: string; databaseUrl?: string }, work: (store: Store) => Promise<void>): Promise<void> {
+/**
+ * Runs `work` on the chosen target: a server (`--url`), PostgreSQL, or a SQLite data directory.
+ * A command that fails before it wrote anything leaves a data directory as it found it: a
+ * directory it made is removed, files it made in an existing one (an empty database) too.
+ */
+async function withTarget(o: TargetOptions, work: (target: CatalogTarget, store?: Store) => Promise<void>): Promise<void> {
+  const { storeTarget, remoteTarget, parseServerUrl, resolveAdminToken, ImportError, UnreadableFileError } = await commands();
+  if (o.url) {
+    const url = parseServerUrl(o.url);
+    await work(remoteTarget(url, resolveAdminToken(o.adminToken, resolve(o.dataDir))));
+    return;
+  }
   const dataDir = o.databaseUrl ? undefined : resolve(o.dataDir);
+  const existed = dataDir ? existsSync(dataDir) : true;
+  const before = dataDir && existed ? new Set(readdirSync(dataDir)) : new Set<string>();
   if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const store = await Store.open({ databaseUrl: o.databaseUrl, dataDir });
+  let failedBeforeWriting = false;
   try {
-    await work(store);
+    await work(storeTarget(store), store);
+  } catch (err) {
+    failedBeforeWriting = (err instanceof ImportError && err.nothingWritten) || err instanceof UnreadableFileError;
+    throw err;
   } finally {
     await store.close();
+    if (dataDir && failedBeforeWriting) {
+      if (!existed) rmSync(dataDir, { recursive: true, force: true });
+      else for (const name of readdirSync(dataDir)) if (!before.has(name)) rmSync(join(dataDir, name), { recursive: true, force: true });
+    }
   }
-}
-
-/** A progress bar on stderr with rate and ETA (none when stderr is not a terminal or with --no-progress). */
-function progressBar(cliProgress: typeof import('cli-progress'), o: { progress?: boolean }, unit: string): { update: (p: Progress) => void; stop: () => void } {
-  if (o.progress === false || !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
-  const bar = new cliProgress.SingleBar(
-    { format: `{phase} [{bar}] {percentage}% | {value}/{total} ${unit} | {speed}/s | ETA {eta_formatted}`, stream: process.stderr, etaBuffer: 50 },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
-  let phase = '';
-  let t0 = performance.now();
-  return {
-    update: (p) => {
-      if (p.phase !== phase) {
-        if (started) bar.stop();
-        started = false;
-        phase = p.phase;
-        t0 = performance.now();
-      }
-      const speed = Math.round(p.done / Math.max(0.001, (performance.now() - t0) / 1000));
-      if (!started) {
-        bar.start(p.total, p.done, { phase: p.phase, speed });
-        started = true;
-      } else {
-        bar.setTotal(Math.max(p.total, p.done));
-        bar.update(p.done, { phase: p.phase, speed });
-      }
-    },
-    stop: () => {
-      if (started) bar.stop();
-    },
-  };
 }

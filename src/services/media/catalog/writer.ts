@@ -83,3 +83,36 @@ export async function applyMediaWorld(trx: Db, media: Record<string, Record<stri
   await writeChecked(trx, checked.entries);
   return [];
 }
+
+/**
+ * The mark of an import in progress (`media_meta` row `import:<id>`, id = sha256 of the file):
+ * the last line written. Written in the transaction of each batch, so an interrupted import,
+ * run again on the same file, resumes after the last committed batch.
+ */
+export interface ImportMark {
+  id: string;
+  afterLine: number;
+}
+
+const markName = (id: string) => `import:${id}`;
+
+/** Writes checked entries and, with `mark`, the import's progress, in one transaction. */
+export async function writeImportBatch(db: Db, entries: NormalizedEntry[], mark?: ImportMark): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await writeChecked(trx, entries);
+    if (mark) {
+      const name = markName(mark.id);
+      await trx.insertInto('media_meta').values({ name, value: mark.afterLine }).onConflict((c) => c.column('name').doUpdateSet({ value: mark.afterLine })).execute();
+    }
+  });
+}
+
+/** The line after which an import of this file resumes (0: from the start). */
+export async function importResumePoint(db: Db, id: string): Promise<number> {
+  return Number((await db.selectFrom('media_meta').select('value').where('name', '=', markName(id)).executeTakeFirst())?.value ?? 0);
+}
+
+/** A finished import forgets its mark. */
+export async function finishImport(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('media_meta').where('name', '=', markName(id)).execute();
+}
