@@ -45,7 +45,8 @@ export class AccessControl {
 
   async require(principal: Principal, permission: string, res: ProtectedResource): Promise<ProjectRecord> {
     const dir = this.#iam.freshDirectory() ?? (await this.#iam.directory());
-    const project = dir.project(res.project);
+    // permissive mode (its principal is the superuser): a project nothing declares comes into being on first use
+    const project = dir.project(res.project) ?? (principal.superuser ? await this.#iam.ensureProject(res.project) : undefined);
     if (project && (principal.superuser || dir.hasPermission(principal.member, `projects/${project.projectNumber}${res.policyPath ?? ''}`, permission))) return project;
     throw permissionDenied(permission, res);
   }

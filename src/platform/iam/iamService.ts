@@ -1,9 +1,28 @@
+import { createHash } from 'node:crypto';
 import type { Ids } from '../crypto/random.ts';
 import type { Store } from '../store/store.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { type Binding, Directory } from './directory.ts';
+import { type Binding, Directory, type ProjectRecord } from './directory.ts';
+
+const PROJECT_ID = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
+const PROJECT_NUMBER = /^[1-9][0-9]{0,18}$/;
+
+/**
+ * The project a name implies when nothing declares it: named by id, a 12-digit number derived
+ * from the id (the same in every process and run; the next derivation when another project
+ * already has it); named by number, the id `project-NUMBER`. No organization.
+ */
+export function impliedProject(idOrNumber: string, dir: Directory): ProjectRecord | undefined {
+  if (PROJECT_NUMBER.test(idOrNumber)) return { projectNumber: idOrNumber, projectId: `project-${idOrNumber}`, parent: null };
+  if (!PROJECT_ID.test(idOrNumber)) return undefined;
+  for (let attempt = 0; ; attempt++) {
+    const digest = createHash('sha256').update(attempt ? `${idOrNumber}#${attempt}` : idOrNumber).digest();
+    const projectNumber = String(100_000_000_000n + (digest.readBigUInt64BE(0) % 900_000_000_000n));
+    if (!dir.project(projectNumber)) return { projectNumber, projectId: idOrNumber, parent: null };
+  }
+}
 
 const GENERATION = 'world.generation';
 
@@ -58,6 +77,32 @@ export class IamService {
     this.#directory = await this.#load();
     this.#generation = generation;
     return this.#directory;
+  }
+
+  /**
+   * A project the world does not declare, brought into being on first use (permissive mode
+   * only: the caller decides): recorded in the store like a declared one (`projects`, so in
+   * snapshots and seen by every process), with the number `impliedProject` gives. Processes
+   * racing to create the same project agree (the same record; the second insert does nothing).
+   * Undefined for a name that cannot be a project id or number.
+   */
+  async ensureProject(idOrNumber: string): Promise<ProjectRecord | undefined> {
+    const dir = await this.directory();
+    const existing = dir.project(idOrNumber);
+    if (existing) return existing;
+    const implied = impliedProject(idOrNumber, dir);
+    if (!implied) return undefined;
+    await this.#store.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('projects')
+        .values({ project_number: implied.projectNumber, project_id: implied.projectId, parent: null, display_name: null })
+        .onConflict((c) => c.doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) await this.worldChanged(trx);
+    });
+    this.#directory = undefined;
+    this.#checkedAt = 0;
+    return (await this.directory()).project(idOrNumber);
   }
 
   /** Call after changing the world (inside or after the writing transaction). */

@@ -31,7 +31,9 @@ export async function authorizeCompute(
   policyPath?: string,
 ): Promise<ProjectRecord> {
   const dir = await d.iam.directory();
-  if (!dir.project(project) && principal.superuser) throw resourceNotFound(locationPath(project, at));
+  // permissive mode (its principal is the superuser): a project nothing declares comes into being on first use
+  const known = dir.project(project) ?? (principal.superuser ? await d.iam.ensureProject(project) : undefined);
+  if (!known && principal.superuser) throw resourceNotFound(locationPath(project, at));
   try {
     const p = await d.access.require(principal, permission, { project, service: SERVICE, name: path, policyPath });
     if ((at.region !== undefined && !REGIONS.has(at.region)) || (at.zone !== undefined && !ZONES.has(at.zone))) throw resourceNotFound(locationPath(project, at));
