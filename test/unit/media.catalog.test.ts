@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { exportNdjson, ImportError, importNdjson, jsonSyntaxProblem, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { normalizeEntry, parseDuration } from '../../src/services/media/catalog/format.ts';
-import { generateCatalog, generatedCount } from '../../src/services/media/catalog/generator.ts';
+import { generateCatalog, generatedCount, languageWords } from '../../src/services/media/catalog/generator.ts';
 import { countEntries } from '../../src/services/media/catalog/repository.ts';
 import { PhaseRate } from '../../src/services/media/catalog/progress.ts';
 import { CH_BIG, channel, type FixtureStore, fixtureEntries, openFixture, video } from './media.fixture.ts';
@@ -73,7 +73,28 @@ describe('media catalogue generator', () => {
     assert.equal(a.length, generatedCount(300));
   });
 
-  test('a million-video catalogue starts without a hitch (full vocabularies, long made-up words)', () => {
+  test("titles, descriptions and tags are real words of the entry's language, Zipf-weighted", () => {
+    const counts = new Map<string, number>();
+    const languages = new Set<string>();
+    for (const e of generateCatalog({ videos: 2000, seed: 3 }) as Iterable<any>) {
+      if (e.kind !== 'youtube#video') continue;
+      const lang = e.snippet.defaultLanguage;
+      languages.add(lang);
+      const known = languageWords(lang);
+      const words = [e.snippet.title, e.snippet.description, ...(e.snippet.tags ?? [])].join(' ').split(/\s+/).filter(Boolean);
+      for (const w of words) {
+        const word = w.toLowerCase();
+        assert.ok(known.has(word) || known.has(w), `${lang}: '${w}' (in "${e.snippet.title}") is a word of the language`);
+        if (lang === 'en') counts.set(word, (counts.get(word) ?? 0) + 1);
+      }
+    }
+    assert.deepEqual([...languages].sort(), ['en', 'es', 'fr', 'it', 'ja', 'pt', 'ru']);
+    // Zipf: the most common English word is far more common than the hundredth
+    const ranked = [...counts.values()].sort((a, b) => b - a);
+    assert.ok(ranked[0] > 20 * ranked[99], `${ranked[0]} vs ${ranked[99]}`);
+  });
+
+  test('a million-video catalogue starts without a hitch (full vocabularies)', () => {
     let n = 0;
     for (const e of generateCatalog({ videos: 1_000_000, seed: 42 })) {
       assert.equal(error(e), undefined);

@@ -1,9 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { wordlist as english } from '@scure/bip39/wordlists/english.js';
+import { wordlist as french } from '@scure/bip39/wordlists/french.js';
+import { wordlist as italian } from '@scure/bip39/wordlists/italian.js';
+import { wordlist as japanese } from '@scure/bip39/wordlists/japanese.js';
+import { wordlist as portuguese } from '@scure/bip39/wordlists/portuguese.js';
+import { wordlist as spanish } from '@scure/bip39/wordlists/spanish.js';
 import { CURATED_TOPICS } from './topics.ts';
 
 /**
  * A deterministic, realistic catalogue: the same `seed` and size give the same entries, byte
- * for byte. Several languages with Zipf-distributed vocabularies (a few words are very common,
- * most are rare), channels of very different sizes (Zipf), popularity spread over orders of
+ * for byte. Several languages with Zipf-distributed vocabularies of real words (a few words are
+ * very common, most are rare; see `LANGUAGES`), channels of very different sizes (Zipf), popularity spread over orders of
  * magnitude, live, upcoming and completed broadcasts, geotagged videos, region restrictions,
  * and every attribute search.list filters on. Entries are in the catalogue format (format.ts),
  * in import order: content owners, channels, videos, playlists.
@@ -39,55 +46,61 @@ export function prng(seed: number): () => number {
   return next;
 }
 
-const LANGUAGES: { code: string; weight: number; words: string[]; syllables: string[]; country: string[] }[] = [
+/**
+ * Each language's words: a curated head of the most common title words, then the language's
+ * real vocabulary, from kept word-list packages: the BIP39 lists of @scure/bip39 (MIT, 2048
+ * common words each: English, Spanish, French, Italian, Portuguese, Japanese) and, for
+ * Russian, the lower-case words of the hunspell dictionary `dictionary-ru` (BSD-3-Clause).
+ */
+const LANGUAGES: { code: string; weight: number; words: string[]; vocabulary: () => readonly string[]; country: string[] }[] = [
   {
     code: 'en',
+    vocabulary: () => english,
     weight: 50,
     country: ['US', 'GB', 'CA', 'AU', 'IN'],
     words: 'the best music video live official new how to make easy recipe game play review top ten world news guitar piano lesson tutorial funny cat dog travel vlog city night rock jazz pop song cover remix full movie trailer football highlights goal match build home garden science space history learn english workout yoga morning chill beats study coffee street food camera drone ocean mountain summer winter christmas party dance'.split(' '),
-    syllables: ['ar', 'en', 'ly', 'ter', 'son', 'ing', 'ble', 'ver', 'dor', 'kin', 'ash', 'mel', 'tro', 'vis', 'gan'],
   },
   {
     code: 'es',
+    vocabulary: () => spanish,
     weight: 15,
     country: ['ES', 'MX', 'AR', 'CO', 'CL'],
     words: 'el la los mejor música en vivo oficial nuevo cómo hacer receta fácil juego reseña noticias guitarra lección gato perro viaje ciudad noche canción película fútbol goles partido casa jardín ciencia historia aprender español mañana café comida calle playa montaña verano invierno navidad fiesta baile'.split(' '),
-    syllables: ['ra', 'do', 'ción', 'mi', 'lo', 'ta', 'ne', 'cha', 'ñu', 'rí', 'ga', 'bel'],
   },
   {
     code: 'fr',
+    vocabulary: () => french,
     weight: 8,
     country: ['FR', 'BE', 'CA', 'CH'],
     words: 'le la les meilleur musique en direct officiel nouveau comment faire recette facile jeu critique actualités guitare leçon chat chien voyage ville nuit chanson film bande annonce football buts match maison jardin science histoire apprendre français matin café cuisine rue plage montagne été hiver noël fête danse'.split(' '),
-    syllables: ['ré', 'on', 'eau', 'ment', 'ch', 'lé', 'oi', 'tion', 'gu', 'ça', 'ver'],
   },
   {
-    code: 'de',
+    code: 'it',
+    vocabulary: () => italian,
     weight: 8,
-    country: ['DE', 'AT', 'CH'],
-    words: 'der die das beste musik live offiziell neu wie man machen rezept einfach spiel test nachrichten gitarre lektion katze hund reise stadt nacht lied film trailer fußball tore spiel haus garten wissenschaft geschichte lernen deutsch morgen kaffee essen straße strand berg sommer winter weihnachten party tanz'.split(' '),
-    syllables: ['ung', 'ein', 'sch', 'ber', 'keit', 'lich', 'ä', 'ö', 'ü', 'tz', 'wer'],
+    country: ['IT', 'CH', 'SM'],
+    words: 'il la le migliore musica dal vivo ufficiale nuovo come fare ricetta facile gioco recensione notizie chitarra lezione gatto cane viaggio città notte canzone film trailer calcio gol partita casa giardino scienza storia imparare italiano mattina caffè cucina strada spiaggia montagna estate inverno natale festa ballo'.split(' '),
   },
   {
     code: 'pt',
+    vocabulary: () => portuguese,
     weight: 7,
     country: ['BR', 'PT'],
     words: 'o a os melhor música ao vivo oficial novo como fazer receita fácil jogo análise notícias violão aula gato cachorro viagem cidade noite canção filme futebol gols partida casa jardim ciência história aprender português manhã café comida rua praia montanha verão inverno natal festa dança'.split(' '),
-    syllables: ['ão', 'ça', 'nh', 'lh', 'ei', 'ro', 'ta', 'mo', 'ção', 'bé'],
   },
   {
     code: 'ja',
+    vocabulary: () => japanese,
     weight: 7,
     country: ['JP'],
     words: '音楽 ライブ 公式 新曲 料理 簡単 ゲーム 実況 ニュース ギター 猫 犬 旅行 東京 夜 歌 映画 予告 サッカー 野球 家 庭 科学 歴史 勉強 英語 朝 コーヒー 海 山 夏 冬 祭り ダンス アニメ'.split(' '),
-    syllables: ['か', 'き', 'さ', 'し', 'た', 'な', 'ま', 'ら', 'ん', 'ー', '日', '本'],
   },
   {
     code: 'ru',
+    vocabulary: russianWords,
     weight: 5,
     country: ['RU', 'KZ', 'BY'],
     words: 'лучший музыка прямой эфир новый как сделать рецепт простой игра обзор новости гитара урок кот собака путешествие город ночь песня фильм футбол голы дом сад наука история учить русский утро кофе еда море горы лето зима праздник танец'.split(' '),
-    syllables: ['ов', 'ка', 'ни', 'ро', 'ст', 'ая', 'ый', 'по', 'ле', 'ша'],
   },
 ];
 
@@ -131,21 +144,47 @@ interface Vocabulary {
   country: string[];
 }
 
+/** Russian: the lower-case words (no abbreviations or names) of `dictionary-ru`, read once. */
+let russian: string[] | undefined;
+function russianWords(): readonly string[] {
+  if (!russian) {
+    const dic = readFileSync(new URL('index.dic', import.meta.resolve('dictionary-ru')), 'utf8');
+    russian = [];
+    for (const line of dic.split('\n')) {
+      const word = line.split('/', 1)[0];
+      if (/^[а-яё]+(-[а-яё]+)?$/.test(word)) russian.push(word);
+    }
+  }
+  return russian;
+}
+
+/** Every word a generated text of the language may hold (its curated head and its whole word list). */
+export function languageWords(code: string): ReadonlySet<string> {
+  const lang = LANGUAGES.find((l) => l.code === code);
+  return new Set(lang ? [...lang.words, ...lang.vocabulary().map((w) => w.normalize('NFC'))] : []);
+}
+
+/**
+ * Each language's vocabulary, most common first (for the Zipf weights): the curated head, then
+ * up to `size` words of its word list in an order drawn from the seed.
+ */
 function vocabulary(rand: () => number, size: number): Vocabulary[] {
   return LANGUAGES.map((lang) => {
     const seen = new Set(lang.words);
     const words = [...lang.words];
-    // The long tail: made-up words from the language's syllables (rare words, exact lookups).
-    // Longer words once short ones run out (a language with few syllables has few short words).
-    let misses = 0;
-    while (words.length < size) {
-      let w = '';
-      const n = 2 + Math.floor(rand() * (3 + Math.floor(misses / 256)));
-      for (let i = 0; i < n; i++) w += lang.syllables[Math.floor(rand() * lang.syllables.length)];
+    const list = lang.vocabulary();
+    // a partial Fisher-Yates shuffle over the indexes: as many draws as words are needed
+    const order = Uint32Array.from({ length: list.length }, (_, i) => i);
+    for (let i = 0; i < order.length && words.length < size; i++) {
+      const j = i + Math.floor(rand() * (order.length - i));
+      const pick = order[j];
+      order[j] = order[i];
+      // BIP39 lists are NFKD (accents and voicing marks apart); titles are written composed
+      const w = list[pick].normalize('NFC');
       if (!seen.has(w)) {
         seen.add(w);
         words.push(w);
-      } else misses++;
+      }
     }
     return { code: lang.code, words, cumulative: zipf(words.length, 1.05), country: lang.country };
   });
