@@ -2,11 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { AdminClient, injectTransport } from './fixture/adminClient.ts';
 import { type OperationsMode, type Snapshot, type World, behaviourHelpers, clockHelpers, credentialHelpers, stateHelpers } from './fixture/helpers.ts';
+import { faultHelpers, requestHelpers } from './fixture/faultsAndRequests.ts';
 import { startServing } from './start.ts';
 import { StartupError } from './startupErrors.ts';
 
 export { AdminApiError, AdminClient, type AdminTransport, httpTransport } from './fixture/adminClient.ts';
 export type { ClockReading, Health, OperationsMode, QuotaReading, ServiceAccountKeyFile, ServiceAccountKeyListing, Snapshot, TokenOptions, World } from './fixture/helpers.ts';
+export type { FaultAction, FaultMatch, FaultRule, FaultRuleInput, FaultWhen, RecordedRequest, RequestFilter } from './fixture/faultsAndRequests.ts';
 export { StartupError } from './startupErrors.ts';
 
 export interface StartCloudtwinOptions {
@@ -34,6 +36,10 @@ export interface StartCloudtwinOptions {
   /** Media API path prefix (default `/youtube`) and service name (default `youtube.googleapis.com`). */
   mediaPathPrefix?: string;
   mediaServiceName?: string;
+  /** Calls the request journal keeps (default 10,000; 0 turns it off). */
+  journalSize?: number;
+  /** Journal request and response bodies too (credentials masked). */
+  journalBodies?: boolean;
 }
 
 /** The options each official client needs to talk to this twin (no URL arithmetic in tests). */
@@ -57,14 +63,16 @@ export type CloudtwinFixture = {
   /** The admin API as raw calls (`admin.get('/_twin/v1/...')`), for what no helper covers. */
   admin: AdminClient;
   clientOptions(): ClientOptions;
-  /** Back to the state this fixture had when it started (its world applied, its operations mode). */
+  /** Back to the state this fixture had when it started (its world applied, its operations mode, no fault rules), the request journal emptied. */
   reset(): Promise<void>;
   /** Stops: drains in-flight requests, frees the port, closes the store; nothing is left running. */
   stop(): Promise<void>;
 } & ReturnType<typeof stateHelpers> &
   ReturnType<typeof credentialHelpers> &
   ReturnType<typeof clockHelpers> &
-  ReturnType<typeof behaviourHelpers>;
+  ReturnType<typeof behaviourHelpers> &
+  ReturnType<typeof faultHelpers> &
+  ReturnType<typeof requestHelpers>;
 
 /**
  * Starts a cloudtwin in this process: bound to a port (a free one by default), in memory by
@@ -91,6 +99,8 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
       permissivePrincipal: opts.permissivePrincipal,
       mediaPathPrefix: opts.mediaPathPrefix,
       mediaServiceName: opts.mediaServiceName,
+      journalSize: opts.journalSize,
+      journalBodies: opts.journalBodies,
       allowedHosts: [host],
       logger: opts.logLevel && opts.logLevel !== 'silent' ? { level: opts.logLevel, stream: process.stderr } : false,
     });
@@ -103,7 +113,7 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
   }
   const { twin, url, port } = running;
   const admin = new AdminClient(injectTransport(twin.app, adminToken));
-  const helpers = { ...stateHelpers(admin), ...credentialHelpers(admin), ...clockHelpers(admin), ...behaviourHelpers(admin) };
+  const helpers = { ...stateHelpers(admin), ...credentialHelpers(admin), ...clockHelpers(admin), ...behaviourHelpers(admin), ...faultHelpers(admin), ...requestHelpers(admin) };
   let initial: Snapshot;
   try {
     await helpers.operations.set(opts.operations ?? 'instant');
@@ -131,7 +141,10 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
         CLOUDSDK_CORE_DISABLE_USAGE_REPORTING: 'true',
       },
     }),
-    reset: () => helpers.restore(initial),
+    reset: async () => {
+      await helpers.restore(initial);
+      await helpers.requests.clear();
+    },
     stop: () => running.stop(),
   };
 }
