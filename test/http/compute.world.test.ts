@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
-import { CORA, P, computeWorld, insertTemplate, templateBody, templatePath } from './compute.helpers.ts';
+import { CORA, P, VIC, computeWorld, insertTemplate, templateBody, templatePath } from './compute.helpers.ts';
 
 describe('world: the compute section', () => {
   let t: TestTwin;
@@ -57,5 +57,54 @@ describe('world: the compute section', () => {
     const after = (await t.admin('GET', '/_twin/v1/snapshot')).json();
     assert.equal(after.tables.compute_world.length, 0);
     assert.equal(after.tables.compute_instance_templates.length, 0);
+  });
+
+  test('entries are read as proto JSON reads the resource: numbers and int64 strings coerced, anything else refused naming the entry and field, nothing written', async () => {
+    assert.equal((await t.admin('POST', '/_twin/v1/world:apply', computeWorld)).statusCode, 200);  // the test before resets (and with it every token: VIC's is minted after)
+    const bad = await t.admin('POST', '/_twin/v1/world:apply', {
+      projects: [{ projectId: 'never-written-1', projectNumber: '300000000098' }],
+      compute: {
+        networks: [{ name: 'n-bogus', project: P, bogus: 1 }, { name: 'n-mtu', project: P, mtu: 'big' }],
+        images: [
+          { name: 'i-status', project: P, status: 'WEIRD' },
+          { name: 'i-time', project: P, creationTimestamp: 'last tuesday' },
+          { name: 'i-size', project: P, diskSizeGb: 1.5 },
+        ],
+        disks: [{ name: 'd-size', project: P, zone: 'us-central1-a', sizeGb: '-1x' }],
+        instances: [{ name: 'vm-bool', project: P, zone: 'us-central1-a', canIpForward: 'no' }],
+        subnetworks: [{ name: 's-nested', project: P, region: 'us-central1', network: 'custom-net', ipCidrRange: '10.9.0.0/24', secondaryIpRanges: [{ rangeName: 'r', ipCidrRange: '10.8.0.0/24', colour: 'red' }] }],
+      },
+    });
+    assert.equal(bad.statusCode, 400, bad.body);
+    const msg = bad.json().error.message;
+    for (const part of [
+      'compute.networks[0].bogus: is not a field of this resource',
+      "compute.networks[1].mtu: must be an integer in [-2147483648, 2147483647] (got 'big')",
+      "compute.images[0].status: must be one of DELETING, FAILED, PENDING, READY (got 'WEIRD')",
+      'compute.images[1].creationTimestamp: must be an RFC 3339 timestamp',
+      'compute.images[2].diskSizeGb: must be an integer',
+      'compute.disks[0].sizeGb: must be an integer',
+      "compute.instances[0].canIpForward: must be true or false, not a string (got 'no')",
+      'compute.subnetworks[0].secondaryIpRanges[0].colour: is not a field',
+    ]) {
+      assert.ok(msg.includes(part), `${part} in ${msg}`);
+    }
+    const snap = (await t.admin('GET', '/_twin/v1/snapshot')).json();
+    assert.ok(!snap.tables.projects.some((p: any) => p.project_id === 'never-written-1'), 'nothing of a refused document is written');
+    assert.ok(!snap.tables.compute_world.some((r: any) => r.name === 'n-bogus' || r.name === 'i-status'));
+
+    const good = await t.admin('POST', '/_twin/v1/world:apply', {
+      compute: {
+        disks: [{ name: 'd-coerced', project: P, zone: 'us-central1-a', sizeGb: 20 }],
+        networks: [{ name: 'n-coerced', project: P, autoCreateSubnetworks: true, mtu: '1460', id: 42 }],
+      },
+    });
+    assert.equal(good.statusCode, 200, good.body);
+    const diskRes = await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/zones/us-central1-a/disks/d-coerced` });
+    assert.equal(diskRes.statusCode, 200, diskRes.body);
+    const disk = diskRes.json();
+    assert.equal(disk.sizeGb, '20');
+    const net = (await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/global/networks/n-coerced` })).json();
+    assert.deepEqual([net.mtu, net.id], [1460, '42']);
   });
 });

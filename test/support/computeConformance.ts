@@ -2,17 +2,17 @@
  * The discovery conformance check: every successful Compute answer must validate against the
  * response schema of its method in Google's discovery document (field names, JSON types with
  * int64/uint64 as strings, enum values, RFC 3339 timestamps), through the table
- * `scripts/generate-compute-discovery.ts` makes of it. `startTestTwin` records every Compute
+ * `scripts/generate-discovery-tables.ts` makes of it. `startTestTwin` records every Compute
  * answer its `call` gets and fails the suite (at close) on the first answers that do not conform;
  * other suites call `computeAnswerProblems` / `assertComputeConforms` themselves.
  */
 import assert from 'node:assert/strict';
-import { DISCOVERY_METHODS, conformanceProblems } from '../../src/services/compute/discovery/schema.ts';
+import { COMPUTE_SCHEMAS } from '../../src/services/compute/discovery/schema.ts';
 
 const PREFIX = '/compute/v1/';
 
 /** The discovery methods as URL matchers (more literal segments first, so `images/family/{f}` beats `images/{image}/...`). */
-const MATCHERS = DISCOVERY_METHODS.map((m) => {
+const MATCHERS = COMPUTE_SCHEMAS.methods.map((m) => {
   const segments = m.path.split('/');
   const re = new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
   return { ...m, re, literals: segments.filter((s) => !s.startsWith('{')).length };
@@ -38,7 +38,7 @@ export function computeAnswerProblems(verb: string, url: string, status: number,
   } catch {
     return [`${verb} ${url}: the answer is not JSON`];
   }
-  return conformanceProblems(method.response, value).map((p) => `${verb} ${url.split('?')[0]} (${method.id} -> ${method.response}) ${p}`);
+  return COMPUTE_SCHEMAS.conformanceProblems(method.response, value).map((p) => `${verb} ${url.split('?')[0]} (${method.id} -> ${method.response}) ${p}`);
 }
 
 export function assertComputeConforms(verb: string, url: string, status: number, body: string): void {

@@ -41,7 +41,7 @@ describe('media catalogue entry format', () => {
       [{ ...v, statistics: { viewCount: '-1' } }, /statistics.viewCount/],
       [{ ...v, statistics: { viewCount: 1.5 } }, /statistics.viewCount/],
       [{ ...v, recordingDetails: { location: { latitude: 91, longitude: 0 } } }, /latitude/],
-      [{ ...v, recordingDetails: { location: { latitude: 0, longitude: '1' } } }, /longitude/],
+      [{ ...v, recordingDetails: { location: { latitude: 0, longitude: 'east' } } }, /longitude/], // a numeric string is a double to proto JSON (coerced)
       [{ ...v, cloudtwin: { ...v.cloudtwin, safeSearch: 'x' } }, /cloudtwin.safeSearch/],
       [{ ...v, cloudtwin: { colour: 'red' } }, /cloudtwin.colour: is not a known field/],
       [{ ...v, cloudtwin: JSON.parse('{"__proto__": {"x": 1}}') }, /cloudtwin.__proto__: is not a known field/],
@@ -50,6 +50,29 @@ describe('media catalogue entry format', () => {
       [{ ...channel(CH_BIG, 'c', { videoCount: 1 }), cloudtwin: { ownerPrincipal: 'alice' } }, /cloudtwin.ownerPrincipal/],
       [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: ['bob'] } }, /linkedPrincipals/],
       [{ ...v, snippet: 'x' }, /snippet: must be an object/],
+    ];
+    for (const [entry, re] of cases) assert.match(error(entry) ?? '(accepted)', re);
+  });
+
+  test('entries are read as proto JSON reads the Data API resource: counts coerced, anything else outside the schema refused', () => {
+    const v = video('abcdefghijk', 'title');
+    const resourceOf = (entry: unknown) => {
+      const r = normalizeEntry(entry);
+      assert.ok(!('error' in r), JSON.stringify(r));
+      return JSON.parse(r.row.resource);
+    };
+    // A uint64 given as a number is stored as its string; a uint32 given as a string as its number.
+    assert.equal(resourceOf({ ...v, statistics: { viewCount: 5 } }).statistics.viewCount, '5');
+    const pl = fixtureEntries().find((e: any) => e.kind.endsWith('#playlist')) as any;
+    assert.equal(resourceOf({ ...pl, contentDetails: { ...pl.contentDetails, itemCount: '2' } }).contentDetails.itemCount, 2);
+    const cases: [unknown, RegExp][] = [
+      [{ ...v, bogus: 1 }, /^bogus: is not a field of this resource/],
+      [{ ...v, snippet: { ...v.snippet, bogus: 1 } }, /snippet.bogus: is not a field/],
+      [{ ...v, status: { ...v.status, privacyStatus: 'WEIRD' } }, /status.privacyStatus: must be one of/],
+      [{ ...v, snippet: { ...v.snippet, publishedAt: 'last tuesday' } }, /snippet.publishedAt: must be an RFC 3339 timestamp/],
+      [{ ...v, contentDetails: { ...v.contentDetails, licensedContent: 'no' } }, /contentDetails.licensedContent: must be true or false/],
+      [{ ...v, statistics: { viewCount: 'many' } }, /statistics.viewCount: must be an integer/],
+      [{ ...pl, contentDetails: { ...pl.contentDetails, itemCount: -1 } }, /contentDetails.itemCount: must be an integer in \[0/],
     ];
     for (const [entry, re] of cases) assert.match(error(entry) ?? '(accepted)', re);
   });

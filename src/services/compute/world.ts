@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { HotQuery } from '../../platform/store/hotQuery.ts';
 import type { Database } from '../../platform/store/schema.ts';
 import { REGIONS } from './catalogue.ts';
-import { normalizeResource } from './discovery/schema.ts';
+import { COMPUTE_SCHEMAS } from './discovery/schema.ts';
 import type { ComputeWorldSchema } from './worldSchema.ts';
 
 export type ComputeWorldDoc = Static<typeof ComputeWorldSchema>;
@@ -68,7 +68,7 @@ function validCidr(text: unknown): boolean {
 /**
  * Checks the section (beyond its schema) against the projects the document and the store know;
  * returns problems as `compute.subnetworks[0].region: ...`. Each entry is first read as proto JSON
- * reads the resource (discovery/schema.ts): numbers and int64 strings coerced to the canonical
+ * reads the resource (platform/discovery/schemas.ts): numbers and int64 strings coerced to the canonical
  * form (in place: what is written is the normalized entry); unknown fields, values of the wrong
  * type, enum values outside the schema and timestamps that are not RFC 3339 are problems.
  */
@@ -83,7 +83,7 @@ export async function checkComputeSection(trx: Kysely<Database>, doc: ComputeWor
     const entries = (doc[section] ?? []) as Entry[];
     for (let i = 0; i < entries.length; i++) {
       const at = `compute.${section}[${i}]`;
-      const normalized = normalizeResource(SCHEMA_OF[kind], entries[i], at, WORLD_FIELDS);
+      const normalized = COMPUTE_SCHEMAS.normalize(SCHEMA_OF[kind], entries[i], at, WORLD_FIELDS);
       problems.push(...normalized.problems);
       const e = (entries[i] = normalized.value as Entry);
       const projectNumber = projectNumberOf(e.project);

@@ -18,7 +18,7 @@ import {
   stableId,
   zoneResource,
 } from './catalogue.ts';
-import { pruneToSchema } from './discovery/schema.ts';
+import { COMPUTE_SCHEMAS } from './discovery/schema.ts';
 import { LINK_BASE } from './names.ts';
 import type { ComputeWorld, WorldKind } from './world.ts';
 
@@ -81,7 +81,7 @@ type Entry = Record<string, any> & { location: string; name: string };
 /** The fields every world resource gets, the kind's defaults, the entry's own fields, then the links. */
 function worldResource(kind: string, schema: string, e: Entry, q: SourceQuery, defaults: Record<string, unknown>, links: Record<string, unknown>): Record<string, unknown> {
   const { location, project: _project, zone: _zone, region: _region, ...own } = e;
-  return pruneToSchema(schema, {
+  return COMPUTE_SCHEMAS.prune(schema, {
     kind: `compute#${kind}`,
     id: stableId(`${kind}/${q.projectNumber}/${location}/${e.name}`),
     creationTimestamp: WORLD_EPOCH,

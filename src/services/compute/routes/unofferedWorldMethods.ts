@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { computeError } from '../errors.ts';
-import { DISCOVERY_METHODS } from '../discovery/schema.ts';
+import { COMPUTE_SCHEMAS } from '../discovery/schema.ts';
 import { BASE_PATH } from '../names.ts';
 import { RESOURCE_KINDS } from '../worldResources.ts';
 import { computeMethod } from './common.ts';
@@ -17,7 +17,7 @@ const OFFERED = new Set(['get', 'list', 'aggregatedList', 'getFromFamily']);
  */
 export function unofferedWorldMethods(app: FastifyInstance): void {
   const resources = new Set(RESOURCE_KINDS.map((k) => k.resource));
-  for (const m of DISCOVERY_METHODS) {
+  for (const m of COMPUTE_SCHEMAS.methods) {
     const [, resource, method] = m.id.split('.');
     if (!resources.has(resource) || OFFERED.has(method)) continue;
     const route = `${BASE_PATH}/${m.path.replace(/\{([A-Za-z]+)\}/g, ':$1')}`;

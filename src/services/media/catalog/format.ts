@@ -1,3 +1,4 @@
+import { DiscoverySchemas } from '../../../platform/discovery/schemas.ts';
 import { CURATED_TOPICS } from './topics.ts';
 import type { MediaRow } from '../../../platform/store/schema.ts';
 
@@ -38,6 +39,12 @@ const KINDS = new Map<string, EntryType>([
   ['youtubePartner#contentOwner', 'contentOwner'],
   ['media#contentOwner', 'contentOwner'],
 ]);
+
+/** The Data API v3's schemas (youtube.table.json, made by scripts/generate-discovery-tables.ts). */
+const YOUTUBE_SCHEMAS = new DiscoverySchemas(new URL('./youtube.table.json', import.meta.url));
+const SCHEMA_OF = { video: 'Video', channel: 'Channel', playlist: 'Playlist' } as const;
+/** The one field of an entry beyond the resource's own. */
+const EXTENSION: ReadonlySet<string> = new Set(['cloudtwin']);
 
 /** Ids: the real ones are 11 (videos), `UC` + 22 (channels), `PL` + 16 or 32 (playlists) characters; any URL-safe id up to 64 is accepted. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -153,11 +160,20 @@ export function parseDuration(v: string): number | undefined {
   return (((w * 7 + d) * 24 + h) * 60 + mi) * 60 + s;
 }
 
-function normalize(input: unknown, refs: EntryRefs): NormalizedEntry {
-  if (!isObject(input)) fail('entry: must be a JSON object');
+function normalize(raw: unknown, refs: EntryRefs): NormalizedEntry {
+  if (!isObject(raw)) fail('entry: must be a JSON object');
+  let input: Record<string, unknown> = raw;
   const kind = str(input, 'kind', '', { required: true, max: 40 })!;
   const type = KINDS.get(kind);
   if (!type) fail(`kind: must be one of ${[...KINDS.keys()].join(', ')} (got ${JSON.stringify(kind.slice(0, 40))})`);
+  if (type !== 'contentOwner') {
+    // The Data API resource as proto JSON reads it: counts coerced to their canonical JSON type
+    // (uint64 as strings, uint32 as numbers); unknown fields, wrong types, enum values outside
+    // the schema and bad timestamps refused, naming the field.
+    const n = YOUTUBE_SCHEMAS.normalize(SCHEMA_OF[type], input, '', EXTENSION);
+    if (n.problems.length) fail(n.problems.slice(0, 5).join('; '));
+    input = n.value;
+  }
   const id = str(input, 'id', '', { required: true, pattern: ID, what: 'an id of 1-64 letters, digits, - and _' })!;
   const ext = obj(input, 'cloudtwin', '');
   const resource = JSON.stringify(input);

@@ -1,10 +1,13 @@
 /**
- * Generates src/services/compute/discovery/table.json from Google's Compute v1 discovery document:
+ * Generates the compact tables the twin reads Google's discovery documents through
+ * (src/platform/discovery/schemas.ts): src/services/compute/discovery/table.json from Compute v1's
+ * and src/services/media/catalog/youtube.table.json from the Data API v3's (the media catalogue's
+ * entries are its resources):
  * every schema's fields with their JSON types (int64/uint64 as strings, enum values, timestamps),
  * and every method's HTTP verb, path and response schema. The output is committed, so a fresh
  * clone needs neither the document nor this script to run the tests.
  *
- *   node scripts/generate-compute-discovery.ts [path/to/compute.v1.json]
+ *   node scripts/generate-discovery-tables.ts [directory of compute.v1.json and youtube.v3.json]
  *
  * Field types: `s` string, `t` RFC 3339 timestamp (a string field Google documents as one),
  * `i32`, `u32` (JSON numbers), `i64`, `u64` (decimal strings), `n` (double/float), `b` boolean,
@@ -28,10 +31,9 @@ interface DiscoveryProp {
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const source = process.argv[2] ?? join(root, '..', '..', 'shared', 'discovery', 'compute.v1.json');
-const doc = JSON.parse(readFileSync(source, 'utf8'));
-const enums: string[][] = [];
-const enumIndex = new Map<string, number>();
+const sourceDir = process.argv[2] ?? join(root, '..', '..', 'shared', 'discovery');
+let enums: string[][] = [];
+let enumIndex = new Map<string, number>();
 
 function field(p: DiscoveryProp): Field {
   if (p.$ref) return `@${p.$ref}`;
@@ -44,7 +46,7 @@ function field(p: DiscoveryProp): Field {
     case 'string':
       if (p.format === 'int64') return 'i64';
       if (p.format === 'uint64') return 'u64';
-      if (p.format === 'google-datetime' || /RFC ?3339/i.test(p.description ?? '')) return 't';
+      if (p.format === 'google-datetime' || p.format === 'date-time' || /RFC ?3339/i.test(p.description ?? '')) return 't';
       return 's';
     case 'integer':
       return p.format === 'uint32' ? 'u32' : 'i32';
@@ -67,19 +69,24 @@ function fields(props: Record<string, DiscoveryProp>): Record<string, Field> {
   return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, field(v)]));
 }
 
-const schemas: Record<string, Record<string, Field>> = {};
-for (const [name, s] of Object.entries<any>(doc.schemas)) schemas[name] = fields(s.properties ?? {});
+function generate(docFile: string, out: string): void {
+  const doc = JSON.parse(readFileSync(join(sourceDir, docFile), 'utf8'));
+  enums = [];
+  enumIndex = new Map();
+  const schemas: Record<string, Record<string, Field>> = {};
+  for (const [name, s] of Object.entries<any>(doc.schemas)) schemas[name] = fields(s.properties ?? {});
+  const methods: [id: string, verb: string, path: string, response: string][] = [];
+  const walk = (resources: Record<string, any>) => {
+    for (const r of Object.values(resources)) {
+      for (const m of Object.values<any>(r.methods ?? {})) methods.push([m.id, m.httpMethod, m.flatPath ?? m.path, m.response?.$ref ?? '']);
+      if (r.resources) walk(r.resources);
+    }
+  };
+  walk(doc.resources ?? {});
+  methods.sort((a, b) => a[0].localeCompare(b[0]));
+  writeFileSync(join(root, out), JSON.stringify({ source: `${doc.id} revision ${doc.revision}`, enums, schemas, methods }) + '\n');
+  console.log(`${out}: ${Object.keys(schemas).length} schemas, ${methods.length} methods, ${enums.length} enums`);
+}
 
-const methods: [id: string, verb: string, path: string, response: string][] = [];
-const walk = (resources: Record<string, any>) => {
-  for (const r of Object.values(resources)) {
-    for (const m of Object.values<any>(r.methods ?? {})) methods.push([m.id, m.httpMethod, m.flatPath ?? m.path, m.response?.$ref ?? '']);
-    if (r.resources) walk(r.resources);
-  }
-};
-walk(doc.resources);
-methods.sort((a, b) => a[0].localeCompare(b[0]));
-
-const out = join(root, 'src', 'services', 'compute', 'discovery', 'table.json');
-writeFileSync(out, JSON.stringify({ source: `${doc.id} revision ${doc.revision}`, enums, schemas, methods }) + '\n');
-console.log(`${out}: ${Object.keys(schemas).length} schemas, ${methods.length} methods, ${enums.length} enums`);
+generate('compute.v1.json', 'src/services/compute/discovery/table.json');
+generate('youtube.v3.json', 'src/services/media/catalog/youtube.table.json');
