@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import '../support/quietClientWarnings.ts';
 import { ApiKeysClient } from '@google-cloud/apikeys';
 import gax from 'google-gax';
 import { JWT } from 'google-auth-library';

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import '../support/quietClientWarnings.ts';
 import { ApiKeysClient } from '@google-cloud/apikeys';
 import { RegionInstanceTemplatesClient } from '@google-cloud/compute';
 import { JWT, OAuth2Client } from 'google-auth-library';
