@@ -9,7 +9,7 @@ import { Gcloud, type GcloudResult, gcloudAvailable } from '../support/gcloud.ts
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { DEMO } from '../support/world.ts';
-import { CORA, LINK, P, REGION, VIC, computeWorld } from '../http/compute.helpers.ts';
+import { CORA, LINK, P, REGION, SOURCE_ZONE, VIC, sourceInstanceWorld } from '../http/compute.helpers.ts';
 
 const ok = (r: GcloudResult) => assert.equal(r.code, 0, `${r.command}\n${r.stderr}`);
 const failed = (r: GcloudResult, message: RegExp) => {
@@ -27,7 +27,7 @@ if (gcloudAvailable('gcloud compute')) {
     before(async () => {
       db = await freshDatabase();
       server = await startServer({ databaseUrl: db.url });
-      await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
+      await server.admin('POST', '/_twin/v1/world:apply', sourceInstanceWorld);
       g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: P }, CORA);
     });
 
@@ -120,6 +120,60 @@ if (gcloudAvailable('gcloud compute')) {
       const del = await g.run(['compute', 'instance-templates', 'delete', 'gc-disk', R, '--quiet']);
       ok(del);
       failed(await g.run(['compute', 'instance-templates', 'describe', 'gc-disk', R]), /was not found/);
+    });
+
+    it('global templates, unchanged gcloud without any region flag: create (defaults, flags, from an instance), describe, list with the regional ones, operations, delete', async () => {
+      await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 1500 });
+      let plain: GcloudResult;
+      try {
+        // gcloud waits on the running operation through globalOperations.wait
+        plain = await g.run(['compute', 'instance-templates', 'create', 'gc-global']);
+      } finally {
+        await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+      }
+      ok(plain);
+      const [full, fromVm] = await Promise.all([
+        g.run(['compute', 'instance-templates', 'create', 'gc-global-full', '--machine-type=e2-small', '--tags=web', '--labels=env=prod', '--metadata=k1=v1', '--image-family=debian-12', '--image-project=debian-cloud']),
+        g.run([
+          'compute', 'instance-templates', 'create', 'gc-global-vm', '--source-instance=web-vm', `--source-instance-zone=${SOURCE_ZONE}`,
+          '--configure-disk=device-name=boot,instantiate-from=source-image-family,auto-delete=true',
+          '--configure-disk=device-name=data,instantiate-from=custom-image,custom-image=projects/demo-project/global/images/my-image-v2',
+          '--configure-disk=device-name=ro,instantiate-from=do-not-include',
+        ]),
+      ]);
+      ok(full);
+      ok(fromVm);
+      const [d, f, vm, all, ops] = await Promise.all([
+        g.run(['compute', 'instance-templates', 'describe', 'gc-global']),
+        g.run(['compute', 'instance-templates', 'describe', 'gc-global-full']),
+        g.run(['compute', 'instance-templates', 'describe', 'gc-global-vm']),
+        g.run(['compute', 'instance-templates', 'list']),
+        g.run(['compute', 'operations', 'list', '--global']),
+      ]);
+      for (const r of [d, f, vm, all, ops]) ok(r);
+      assert.equal(d.json.selfLink, `${LINK}projects/${P}/global/instanceTemplates/gc-global`);
+      assert.equal(d.json.region, undefined);
+      assert.equal(d.json.properties.networkInterfaces[0].network, `${LINK}projects/${P}/global/networks/default`);
+      assert.equal(f.json.properties.machineType, 'e2-small');
+      assert.deepEqual(f.json.properties.labels, { env: 'prod' });
+      assert.equal(vm.json.sourceInstance, `${LINK}projects/${P}/zones/${SOURCE_ZONE}/instances/web-vm`);
+      assert.equal(vm.json.properties.machineType, 'e2-standard-4');
+      const disks = vm.json.properties.disks;
+      assert.equal(disks.find((x: any) => x.deviceName === 'boot').initializeParams.sourceImage, `${LINK}projects/${P}/global/images/family/my-fam`);
+      assert.equal(disks.find((x: any) => x.deviceName === 'data').initializeParams.sourceImage, `${LINK}projects/${P}/global/images/my-image-v2`);
+      assert.equal(disks.find((x: any) => x.deviceName === 'ro'), undefined);
+      // global and regional together, in one list
+      const listed = all.json.map((t: any) => t.name);
+      for (const n of ['gc-global', 'gc-global-full', 'gc-global-vm', 'gc-default', 'gc-full']) assert.ok(listed.includes(n), `${n} in ${listed}`);
+      const globalOps = ops.json.filter((o: any) => /\/global\/instanceTemplates\/gc-global/.test(o.targetLink));
+      assert.equal(globalOps.length, 3);
+      const described = await g.run(['compute', 'operations', 'describe', globalOps[0].name, '--global']);
+      ok(described);
+      assert.equal(described.json.operationType, 'insert');
+      assert.equal(described.json.status, 'DONE');
+      const del = await g.run(['compute', 'instance-templates', 'delete', 'gc-global', '--quiet']);
+      ok(del);
+      failed(await g.run(['compute', 'instance-templates', 'describe', 'gc-global']), /global\/instanceTemplates\/gc-global' was not found/);
     });
   });
 }

@@ -3,62 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
 import { DEMO } from '../support/world.ts';
-import { CORA, LINK, NINA, P, TEMPLATE_SCOPES, assertComputeError, computeWorld, insertTemplate } from './compute.helpers.ts';
+import { CORA, LINK, NINA, P, SOURCE_ZONE as ZONE, TEMPLATE_SCOPES, assertComputeError, insertTemplate, sourceInstanceWorld } from './compute.helpers.ts';
 
-const ZONE = 'us-central1-b';
 const zonal = (what: string) => `${LINK}projects/${P}/zones/${ZONE}/${what}`;
 
-/** A running VM as `gcloud compute instances describe --format=json` prints it, and its disks. */
-export const sourceInstanceWorld = {
-  ...computeWorld,
-  compute: {
-    ...computeWorld.compute,
-    disks: [
-      ...computeWorld.compute.disks,
-      { name: 'web-boot', project: P, zone: ZONE, sizeGb: '20', type: zonal('diskTypes/pd-balanced'), sourceImage: `${LINK}projects/${P}/global/images/my-image-v1` },
-      { name: 'web-data', project: P, zone: ZONE, sizeGb: '100', type: zonal('diskTypes/pd-ssd') },
-      { name: 'shared-ro', project: P, zone: ZONE, sizeGb: '10', type: zonal('diskTypes/pd-standard'), sourceImage: 'projects/debian-cloud/global/images/family/debian-12' },
-    ],
-    instances: [
-      ...computeWorld.compute.instances,
-      {
-        kind: 'compute#instance',
-        id: '7700000000000000001',
-        name: 'web-vm',
-        project: P,
-        zone: ZONE,
-        description: 'the web server',
-        status: 'RUNNING',
-        machineType: zonal('machineTypes/e2-standard-4'),
-        canIpForward: false,
-        disks: [
-          { kind: 'compute#attachedDisk', deviceName: 'boot', boot: true, autoDelete: true, mode: 'READ_WRITE', type: 'PERSISTENT', interface: 'SCSI', index: 0, source: zonal('disks/web-boot'), diskSizeGb: '20' },
-          { kind: 'compute#attachedDisk', deviceName: 'data', boot: false, autoDelete: false, mode: 'READ_WRITE', type: 'PERSISTENT', interface: 'SCSI', index: 1, source: zonal('disks/web-data') },
-          { kind: 'compute#attachedDisk', deviceName: 'ro', boot: false, autoDelete: false, mode: 'READ_ONLY', type: 'PERSISTENT', interface: 'SCSI', index: 2, source: zonal('disks/shared-ro') },
-          { kind: 'compute#attachedDisk', deviceName: 'local-ssd-0', boot: false, autoDelete: true, mode: 'READ_WRITE', type: 'SCRATCH', interface: 'NVME', index: 3, diskSizeGb: '375' },
-        ],
-        networkInterfaces: [
-          {
-            kind: 'compute#networkInterface',
-            name: 'nic0',
-            network: `${LINK}projects/${P}/global/networks/default`,
-            networkIP: '10.128.0.5',
-            fingerprint: 'abc=',
-            stackType: 'IPV4_ONLY',
-            accessConfigs: [{ kind: 'compute#accessConfig', type: 'ONE_TO_ONE_NAT', name: 'External NAT', natIP: '35.1.1.1', networkTier: 'PREMIUM' }],
-          },
-        ],
-        metadata: { kind: 'compute#metadata', fingerprint: 'xyz=', items: [{ key: 'startup-script', value: 'echo hi' }] },
-        tags: { items: ['http-server'], fingerprint: 'tag=' },
-        labels: { app: 'web' },
-        scheduling: { onHostMaintenance: 'MIGRATE', automaticRestart: true, preemptible: false, provisioningModel: 'STANDARD' },
-        serviceAccounts: [{ email: `${DEMO.projectNumber}-compute@developer.gserviceaccount.com`, scopes: ['https://www.googleapis.com/auth/cloud-platform'] }],
-        shieldedInstanceConfig: { enableSecureBoot: true, enableVtpm: true, enableIntegrityMonitoring: true },
-        selfLink: zonal('instances/web-vm'),
-      },
-    ],
-  },
-};
 
 for (const s of TEMPLATE_SCOPES) describe(`templates from instances (${s.label})`, () => {
   let t: TestTwin;
