@@ -185,3 +185,9 @@ export function injectedError(a: ErrorAction, api: { service: string; method: st
     errors: [{ message, domain: a.domain ?? 'global', reason: a.reason ?? LEGACY_REASON[status] ?? 'badRequest' }],
   });
 }
+
+/** The error a `failOperation` rule gives the operations a faulted call starts (see platform/operations/injectedFailure.ts). */
+export function operationFailureOf(a: ErrorAction): { code: number; message: string; reason?: string; httpCode: number } {
+  const status = a.status as CanonicalStatus;
+  return { code: GRPC_CODE[status], message: faultMessage(a), reason: a.reason, httpCode: a.httpCode ?? new ApiError({ status, message: '' }).httpCode };
+}

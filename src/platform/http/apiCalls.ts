@@ -2,12 +2,11 @@ import http2 from 'node:http2';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { credentialsOf } from '../auth/plugin.ts';
 import type { ApiMethod } from '../auth/authenticator.ts';
-import type { FaultAction, ErrorAction } from '../faults/rules.ts';
-import { injectedError, faultMessage } from '../faults/rules.ts';
+import { type FaultAction, injectedError, operationFailureOf } from '../faults/rules.ts';
 import type { FaultDecision, Faults } from '../faults/faults.ts';
 import { type Journal, type JournalEntry, redactedBody } from '../journal/journal.ts';
 import { withOperationFailure } from '../operations/injectedFailure.ts';
-import { GRPC_CODE, ApiError, type CanonicalStatus } from './errors.ts';
+import type { ApiError } from './errors.ts';
 import { onRequestCompleted } from './completion.ts';
 
 declare module 'fastify' {
@@ -125,17 +124,12 @@ function applyFault(action: FaultAction, api: ApiMethod, request: FastifyRequest
     case 'error':
       return done(injectedError(action, api));
     case 'failOperation':
-      return withOperationFailure(operationError(action), () => done());
+      return withOperationFailure(operationFailureOf(action), () => done());
     case 'reset':
       if (journal.enabled) recordCall(journal, request, api, 0, null, undefined);
       resetConnection(reply);
       return;
   }
-}
-
-function operationError(a: ErrorAction): { code: number; message: string; reason?: string; httpCode: number } {
-  const status = a.status as CanonicalStatus;
-  return { code: GRPC_CODE[status], message: faultMessage(a), reason: a.reason, httpCode: a.httpCode ?? new ApiError({ status, message: '' }).httpCode };
 }
 
 /** HTTP/1.1: the socket is destroyed (the client sees ECONNRESET); HTTP/2: the stream is reset (RST_STREAM INTERNAL_ERROR). */
