@@ -139,7 +139,7 @@ function runChild(cmd, argv) {
  * this wrapper passes the signal on to it). Outside npm, losing the parent changes nothing
  * (`cloudtwin serve &` in a script that ends keeps serving).
  */
-function stopWhenNpmGoesAway() {
+export function stopWhenNpmGoesAway() {
   if (!process.env.npm_command) return;
   const parent = process.ppid;
   const timer = setInterval(() => {

@@ -3,7 +3,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { MAX_JSON_DEPTH, TOO_DEEP, bodyText, checkStrings, jsonTextTooDeep, parseJsonBody, urlProblem, valueTooDeep } from './bodyParsing.ts';
 import { ApiError, internalError, urlNotFound } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } from './envelope.ts';
@@ -117,7 +117,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     logger: false,
     // Fastify's own request lines ('incoming request' at every request) are off: the request log
     // is one line per request at completion (requestLogLine).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // pino's per-request child logger is made only when the request logs something.
     childLoggerFactory: log ? (((_none: unknown, bindings: Record<string, unknown>, childOpts: { level?: string }) => lazyChildLogger(log as never, bindings, childOpts)) as never) : undefined,
     bodyLimit: opts.bodyLimit,
