@@ -179,10 +179,27 @@ try {
   await twin.admin('POST', '/_twin/v1/world:apply', { compute: { subnetworks: [{ name: 'sub-b', project: P, region: R2, network: 'custom-net', ipCidrRange: '10.9.0.0/16' }] } });
   const small = (name: string) => ({ name, properties: { machineType: 'e2-medium', networkInterfaces: [{ subnetwork: `regions/${R2}/subnetworks/sub-b` }], disks: [{ boot: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12' } }] } });
   const names = Array.from({ length: 1000 }, (_, i) => `t-${String(i).padStart(4, '0')}`);
-  // The same 1,000 names in a fresh region and in the global collection (a global and a regional template may share a name).
-  const readBases = [`/compute/v1/projects/${P}/regions/${R2}`, COLLECTIONS[1].base];
+  // The same 1,000 names in a fresh region and in the global collection of a fresh project (the
+  // insert slices filled demo-project's): the same body, its subnetwork named by its region.
+  const P2 = 'bench-reads';
+  await twin.admin('POST', '/_twin/v1/world:apply', {
+    projects: [{ projectId: P2, projectNumber: '399999999999' }],
+    iamPolicies: [{ resource: `projects/${P2}`, bindings: [{ role: 'roles/compute.instanceAdmin.v1', members: [CORA] }] }],
+    compute: {
+      networks: [{ name: 'custom-net', project: P2, autoCreateSubnetworks: false }],
+      subnetworks: [{ name: 'sub-b', project: P2, region: R2, network: 'custom-net', ipCidrRange: '10.9.0.0/16' }],
+    },
+  });
+  const readBases = [`/compute/v1/projects/${P}/regions/${R2}`, `/compute/v1/projects/${P2}/global`];
   for (const base of readBases) {
-    for (let i = 0; i < names.length; i += 8) await Promise.all(names.slice(i, i + 8).map((n) => call(twin.url, 'POST', `${base}/instanceTemplates`, token, small(n))));
+    for (let i = 0; i < names.length; i += 8) {
+      await Promise.all(
+        names.slice(i, i + 8).map(async (n) => {
+          const op = await call(twin.url, 'POST', `${base}/instanceTemplates`, token, small(n));
+          if (op.status !== 'DONE' || op.error) throw new Error(`${base}: ${JSON.stringify(op)}`);
+        }),
+      );
+    }
   }
   const timed = async (n: number, fn: (i: number) => Promise<void>) => {
     const out: number[] = [];

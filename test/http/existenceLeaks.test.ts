@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { after, before, describe, test } from 'node:test';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
 import { ALICE, BOB, CAROL, DEMO, MALLORY, OTHER } from '../support/world.ts';
-import { CORA, REGION, computeWorld, insertTemplate, operationsPath, templateBody, templatePath } from './compute.helpers.ts';
+import { CORA, TEMPLATE_SCOPES, computeWorld, insertTemplate, templateBody } from './compute.helpers.ts';
 import { assertError, errorInfo, keyPath, keysPath } from './helpers.ts';
 
 const FAKE_UUID = '0f0e0d0c-0b0a-4908-8706-050403020100';
@@ -137,27 +137,32 @@ describe('existence does not leak to callers without permission', () => {
   });
 });
 
-describe('existence does not leak: Compute inherits the rule', () => {
+for (const s of TEMPLATE_SCOPES) describe(`existence does not leak: Compute inherits the rule (${s.label})`, () => {
   let t: TestTwin;
   let opName: string;
+  const templatePath = (name: string, project?: string) => s.templatePath(name, project);
+  const operationsPath = () => s.operationsPath();
   before(async () => {
     t = await startTestTwin({ world: computeWorld });
-    opName = (await insertTemplate(t, templateBody('real-template'))).name;
+    opName = (await insertTemplate(t, templateBody('real-template'), { scope: s })).name;
   });
   after(() => t.close());
 
   test('templates: a real one and a fake one (and an unknown project) answer alike to a stranger', async () => {
-    for (const method of ['GET', 'DELETE'] as const) {
-      const real = await t.call(MALLORY, { method, url: templatePath('real-template') });
-      const fake = await t.call(MALLORY, { method, url: templatePath('no-such-template') });
+    // the global collection's IAM methods too
+    const calls = [['GET', ''], ['DELETE', ''], ...(s.region ? [] : [['GET', '/getIamPolicy'], ['POST', '/setIamPolicy']])] as const;
+    for (const [method, suffix] of calls) {
+      const payload = method === 'POST' ? { policy: {} } : undefined;
+      const real = await t.call(MALLORY, { method, url: templatePath('real-template') + suffix, payload });
+      const fake = await t.call(MALLORY, { method, url: templatePath('no-such-template') + suffix, payload });
       assertSameAnswer(real, 'real-template', fake, 'no-such-template');
-      const unknownProject = await t.call(MALLORY, { method, url: templatePath('real-template', REGION, 'no-such-project') });
+      const unknownProject = await t.call(MALLORY, { method, url: templatePath('real-template', 'no-such-project') + suffix, payload });
       assertSameAnswer(real, DEMO.projectId, unknownProject, 'no-such-project');
     }
     assert.equal((await t.call(CORA, { method: 'GET', url: templatePath('real-template') })).statusCode, 200, 'the template is there');
   });
 
-  test('region operations: a real one and a fake one answer alike to a stranger (get, wait, delete)', async () => {
+  test('operations: a real one and a fake one answer alike to a stranger (get, wait, delete)', async () => {
     const fakeName = 'operation-1700000000000-0123456789abc-01234567-89abcdef';
     for (const [method, suffix] of [['GET', ''], ['POST', '/wait'], ['DELETE', '']] as const) {
       const real = await t.call(MALLORY, { method, url: `${operationsPath()}/${opName}${suffix}` });
