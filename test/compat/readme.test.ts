@@ -138,7 +138,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     assert.deepEqual(annotated.map((e) => e.annotation), [START_SERVER], 'one annotated block, the quick start');
     assert.ok(annotated[0].code.includes('npm start') && annotated[0] === examples[0], 'the quick start, with `npm start`, comes first');
     assert.ok(examples[1].code.includes(`export CLOUDTWIN_URL=${README_URL}`), 'the first step sets CLOUDTWIN_URL');
-    for (const needle of ['export ADMIN_TOKEN=$(cat .cloudtwin/admin-token)', 'world:apply', "from 'googleapis'", "from '@google-cloud/apikeys'", 'gcloud services api-keys', 'npx cloudtwin catalog import']) {
+    for (const needle of ['export ADMIN_TOKEN=$(cat .cloudtwin/admin-token)', 'world:apply', "from 'googleapis'", "from '@google-cloud/apikeys'", 'grpc.credentials.createInsecure()', 'gcloud services api-keys', 'npx cloudtwin catalog import']) {
       assert.ok(text.includes(needle), `no example with ${needle}`);
     }
     assert.ok(!/\bjq\b/.test(text), 'the examples do not need jq');
@@ -193,7 +193,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     const token = ((await (await fetch(`${serverUrl}/_twin/v1/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ principal: 'user:alice@example.com' }) })).json()) as { access_token: string }).access_token;
     const res = await fetch(`${serverUrl}/v2/projects/demo-project/locations/global/keys?showDeleted=true`, { headers: { authorization: `Bearer ${token}` } });
     const ids = (((await res.json()) as { keys?: { name: string }[] }).keys ?? []).map((k: { name: string }) => k.name.split('/').pop());
-    for (const id of ['first', 'k1', 'k2', ...(gcloud ? ['web'] : [])]) assert.ok(ids.includes(id), `key ${id} exists: ${ids}`);
+    for (const id of ['first', 'k1', 'k2', 'g1', ...(gcloud ? ['web'] : [])]) assert.ok(ids.includes(id), `key ${id} exists: ${ids}`);
     // the catalogue commands ran against that server: the export holds the generated and imported entries
     const backup = readFileSync(join(dir, 'backup.ndjson'), 'utf8').trim().split('\n');
     assert.ok(backup.length > 10_000, `backup.ndjson has ${backup.length} entries`);
