@@ -5,6 +5,7 @@
  * permissive mode without any credential. Both stores.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import gax from 'google-gax';
 import { JWT } from 'google-auth-library';
 import { rejectsWithCode } from '../support/gax.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
+import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 import { BOUND_OK, CI_SA, DEMO, OTHER, testWorld } from '../support/world.ts';
 
 const grpc = gax.grpc;
@@ -227,5 +228,42 @@ describe('@google-cloud/apikeys over gRPC in permissive mode, no credential at a
     }
     // REST still wants a bearer token (any) in permissive mode.
     assert.equal((await fetch(`${server.url}/v2/${DEMO_PARENT}/keys`)).status, 401);
+  });
+});
+
+describe('multi-process on PostgreSQL: created over gRPC on one process, read over REST on another', { skip: TEST_STORE !== 'postgres' ? 'needs PostgreSQL (CLOUDTWIN_TEST_STORE=postgres)' : false }, () => {
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let db: TestDatabase;
+  before(async () => {
+    db = await freshDatabase();
+    const env = { CLOUDTWIN_MASTER_KEY: randomBytes(32).toString('base64') };
+    a = await startServer({ databaseUrl: db.url, env });
+    b = await startServer({ databaseUrl: db.url, env });
+    await a.admin('POST', '/_twin/v1/world:apply', testWorld);
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    a?.cleanup();
+    b?.cleanup();
+    await db?.drop();
+  });
+
+  it('one service: the key string, the operation and the key agree across processes and transports', async () => {
+    const token = (await a.admin('POST', '/_twin/v1/tokens', { principal: 'alice@example.com' })).access_token;
+    const client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: a.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    try {
+      const [op] = await client.createKey({ parent: DEMO_PARENT, keyId: 'multi', key: { displayName: 'from A over gRPC' } }, { otherArgs: { headers: { authorization: `Bearer ${token}` } } });
+      const [key] = await op.promise();
+      const headers = { authorization: `Bearer ${token}` };
+      const restKey = await (await fetch(`${b.url}/v2/${key.name}`, { headers })).json();
+      assert.equal(restKey.displayName, 'from A over gRPC');
+      assert.equal(restKey.uid, key.uid);
+      const restOp = await (await fetch(`${b.url}/v2/${op.name}`, { headers })).json();
+      assert.equal(restOp.done, true);
+      assert.equal(restOp.response.keyString, key.keyString);
+    } finally {
+      await client.close();
+    }
   });
 });
