@@ -19,7 +19,7 @@ const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
 const READY = /^cloudtwin listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
 
 /** Packages that must not be loaded by a start on SQLite (each is loaded on its first use). */
-const LAZY = ['pg', 'prom-client', 'yaml', 'jose', 'cli-progress'];
+const LAZY = ['pg', 'prom-client', 'yaml', 'jose', 'cli-progress', 'protobufjs'];
 
 /** A preload that appends the name of every npm package the process loads to $LOADED_FILE. */
 const HOOK = `
