@@ -92,18 +92,20 @@ export function tempDir(prefix: string): string {
  * Spawns `node <args>` (pinned to CPU 1 when possible) and waits for a stdout line matching
  * `ready`; its first capture group (if any) becomes `url`.
  */
-export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Child> {
+export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv; discardStderr?: boolean } = {}): Promise<Child> {
   const usePin = PIN && opts.pin !== false;
   // BENCH_CPU_PROF=<dir>: cloudtwin and baseline processes write a V8 CPU profile there when they stop (to profile under the bench's load).
   if (process.env.BENCH_CPU_PROF && (args[0] === BIN || args[0] === BASELINE_SERVER || args[0] === DURABLE_FLOOR_SERVER)) args = ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, ...args];
   const cmd = usePin ? TASKSET! : process.execPath;
   const argv = usePin ? ['-c', '1', process.execPath, ...args] : args;
   const t0 = performance.now();
-  const proc = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // discardStderr: the child's log goes to /dev/null (a request log at info would otherwise be
+  // read, and kept, by this process: the load generator).
+  const proc = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', opts.discardStderr ? 'ignore' : 'pipe'] });
   children.add(proc);
   let out = '';
   let stdout = '';
-  proc.stderr!.on('data', (d) => (out += d));
+  proc.stderr?.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) => proc.on('exit', () => (children.delete(proc), resolve())));
   const { url, readyMs, readyCpuMs } = await new Promise<{ url: string; readyMs: number; readyCpuMs: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: no ready line in ${opts.timeoutMs ?? 30_000} ms:\n${out}`)), opts.timeoutMs ?? 30_000);
@@ -139,15 +141,16 @@ export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boo
 }
 
 /** `cloudtwin serve --port 0` on SQLite in a fresh temp data dir, with the bench admin token. */
-export async function startCloudtwin(extra: string[] = []): Promise<Child & { admin(method: string, path: string, body?: unknown): Promise<any> }> {
+export async function startCloudtwin(extra: string[] = [], opts: { logLevel?: string } = {}): Promise<Child & { admin(method: string, path: string, body?: unknown): Promise<any> }> {
   const dataDir = tempDir('cloudtwin-bench-');
-  const c = await spawnNode([BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', ADMIN_TOKEN, '--log-level', 'warn', ...extra], /cloudtwin listening on (http:\/\/\S+)/);
+  const logLevel = opts.logLevel ?? 'warn';
+  const c = await spawnNode([BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', ADMIN_TOKEN, '--log-level', logLevel, ...extra], /cloudtwin listening on (http:\/\/\S+)/, { discardStderr: logLevel !== 'warn' });
   return { ...c, admin: (method, path, body) => call(c.url, method, path, ADMIN_TOKEN, body) };
 }
 
 /** The baseline: a bare fastify app in its own process, `GET|POST /baseline` -> a constant. */
-export async function startBaseline(): Promise<Child> {
-  return spawnNode([BASELINE_SERVER], /baseline listening on (http:\/\/\S+)/);
+export async function startBaseline(opts: { logLevel?: string } = {}): Promise<Child> {
+  return spawnNode([BASELINE_SERVER], /baseline listening on (http:\/\/\S+)/, opts.logLevel ? { env: { BASELINE_LOG_LEVEL: opts.logLevel }, discardStderr: true } : {});
 }
 
 /** The durable-insert floor (bench/durableFloorServer.ts), `POST /durable`, on a fresh temp directory. */
