@@ -9,6 +9,7 @@ import { GlobalOperationsClient, InstanceTemplatesClient, RegionInstanceTemplate
 import { JWT, OAuth2Client } from 'google-auth-library';
 import { google } from 'googleapis';
 import { rejectsWithCode } from '../support/gax.ts';
+import { assertJournalConforms } from '../support/computeConformance.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { CAROL, CI_SA, MALLORY } from '../support/world.ts';
@@ -31,7 +32,7 @@ describe('@google-cloud/compute and googleapis compute v1 against cloudtwin serv
 
   before(async () => {
     db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url });
+    server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
     await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
     const credentials = await server.admin('POST', '/_twin/v1/serviceAccountKeys', { serviceAccount: CI_SA });
     // The key from the admin API, self-signing its JWTs (no token endpoint involved): the compute
@@ -198,5 +199,9 @@ describe('@google-cloud/compute and googleapis compute v1 against cloudtwin serv
     assert.deepEqual(await test(await client(CAROL), 'gapi-g2'), ['compute.instanceTemplates.get', 'compute.instanceTemplates.delete']);
     const agg = await cora.instanceTemplates.aggregatedList({ project: P });
     assert.ok(agg.data.items!.global.instanceTemplates!.some((t) => t.name === 'gapi-g1'));
+  });
+
+  it('every Compute answer of this suite conforms to the discovery document (the request journal, with bodies)', async () => {
+    assert.ok((await assertJournalConforms(server.url, server.adminToken)) > 0);
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Gcloud, type GcloudResult, gcloudAvailable } from '../support/gcloud.ts';
+import { assertJournalConforms } from '../support/computeConformance.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { DEMO } from '../support/world.ts';
@@ -26,7 +27,7 @@ if (gcloudAvailable('gcloud compute')) {
 
     before(async () => {
       db = await freshDatabase();
-      server = await startServer({ databaseUrl: db.url });
+      server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
       await server.admin('POST', '/_twin/v1/world:apply', sourceInstanceWorld);
       g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: P }, CORA);
     });
@@ -174,6 +175,10 @@ if (gcloudAvailable('gcloud compute')) {
       const del = await g.run(['compute', 'instance-templates', 'delete', 'gc-global', '--quiet']);
       ok(del);
       failed(await g.run(['compute', 'instance-templates', 'describe', 'gc-global']), /global\/instanceTemplates\/gc-global' was not found/);
+    });
+
+    it('every Compute answer of this suite conforms to the discovery document (the request journal, with bodies)', async () => {
+      assert.ok((await assertJournalConforms(server.url, server.adminToken)) > 0);
     });
   });
 }

@@ -4,11 +4,12 @@
  * --zones`, `zones list`, `regions list`) against a `cloudtwin serve` process, unchanged. gcloud
  * sends its list calls through POST /batch/compute/v1 and exits 0 even when some of them failed,
  * printing "Some requests did not succeed": that warning fails the test too. Every answer gcloud
- * read is then fetched again directly and checked against the discovery document's schemas.
+ * got (the server's request journal, with bodies) is checked against the discovery document's
+ * schemas, and so are the same lists fetched directly.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertComputeConforms } from '../support/computeConformance.ts';
+import { assertComputeConforms, assertJournalConforms } from '../support/computeConformance.ts';
 import { Gcloud, type GcloudResult, gcloudAvailable } from '../support/gcloud.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
@@ -27,7 +28,7 @@ if (gcloudAvailable('gcloud compute (world)')) {
 
     before(async () => {
       db = await freshDatabase();
-      server = await startServer({ databaseUrl: db.url });
+      server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
       await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
       g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: P }, CORA);
     });
@@ -74,6 +75,8 @@ if (gcloudAvailable('gcloud compute (world)')) {
     });
 
     it('what gcloud read conforms to the discovery document', async () => {
+      // The parts of gcloud's batches are journaled as the Compute calls they are.
+      assert.ok((await assertJournalConforms(server.url, server.adminToken)) >= 20);
       const token = (await server.admin('POST', '/_twin/v1/tokens', { principal: CORA })).access_token;
       for (const path of [
         `projects/${P}/global/networks`,

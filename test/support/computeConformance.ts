@@ -61,3 +61,26 @@ export class ConformanceRecorder {
     if (this.problems.length) throw new Error(`Compute answers that do not conform to the discovery document:\n${this.problems.slice(0, 30).join('\n')}`);
   }
 }
+
+/**
+ * For suites that drive a `cloudtwin serve` process (started with `--journal-bodies`): checks every
+ * successful Compute answer the server's request journal kept against its method's response
+ * schema, and answers how many were checked (answers the journal kept only as truncated text are
+ * skipped). Call it after the suite's commands, e.g. in `after`.
+ */
+export async function assertJournalConforms(serverUrl: string, adminToken: string): Promise<number> {
+  const res = await fetch(`${serverUrl}/_twin/v1/requests?limit=10000`, { headers: { authorization: `Bearer ${adminToken}` } });
+  assert.equal(res.status, 200, await res.clone().text());
+  const body = (await res.json()) as { requests?: Record<string, any>[] };
+  const responseOf = new Map(COMPUTE_SCHEMAS.methods.map((m) => [m.id, m.response]));
+  const problems: string[] = [];
+  let checked = 0;
+  for (const e of body.requests ?? []) {
+    const schema = responseOf.get(e.method);
+    if (!schema || e.status < 200 || e.status >= 300 || e.responseBody === null || typeof e.responseBody !== 'object') continue;
+    checked++;
+    problems.push(...COMPUTE_SCHEMAS.conformanceProblems(schema, e.responseBody).map((p) => `${e.httpMethod} ${e.url} (${e.method} -> ${schema}) ${p}`));
+  }
+  assert.deepEqual(problems, [], `Compute answers that do not conform to the discovery document:\n${problems.slice(0, 30).join('\n')}`);
+  return checked;
+}
