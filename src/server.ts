@@ -22,6 +22,7 @@ import { installCors } from './platform/http/cors.ts';
 import { installLocalSurfaceGuard } from './platform/http/localSurface.ts';
 import { installMetrics } from './platform/http/metrics.ts';
 import { installApiCalls } from './platform/http/apiCalls.ts';
+import { recordGrpcCall } from './platform/grpc/callLog.ts';
 import { Faults } from './platform/faults/faults.ts';
 import { Journal } from './platform/journal/journal.ts';
 import { AccessControl } from './platform/iam/accessControl.ts';
@@ -160,13 +161,14 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const metrics = installMetrics(app);
     // gRPC: the same services, authenticator, metrics and request log as REST (see src/platform/grpc/).
-    const grpc = new GrpcFront({ authenticator, log: app.log });
-    grpc.onCompleted((call) => metrics.requests.observe(metrics.requests.route('POST', call.path), call.httpCode, call.durationMs / 1000));
-    grpc.onCompleted((call) => logGrpcCall(app.log, call));
-    installAuthentication(app, authenticator);
     const journal = new Journal({ capacity: opts.journalSize, bodies: opts.journalBodies });
     const faults = new Faults({ store, clock, ids, resolveProject: async (p) => (await iam.directory()).project(p) });
     await faults.reload();
+    const grpc = new GrpcFront({ authenticator, log: app.log, faults });
+    grpc.onCompleted((call) => metrics.requests.observe(metrics.requests.route('POST', call.path), call.httpCode, call.durationMs / 1000));
+    grpc.onCompleted((call) => logGrpcCall(app.log, call));
+    if (journal.enabled) grpc.onCompleted((call) => recordGrpcCall(journal, call));
+    installAuthentication(app, authenticator);
     metrics.addCounter({
       name: 'cloudtwin_faults_injected_total',
       help: 'Calls a fault rule acted on, by rule, method id and action.',

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import '../support/quietClientWarnings.ts';
 import { ApiKeysClient } from '@google-cloud/apikeys';
+import googleGax from 'google-gax';
 import { RegionInstanceTemplatesClient } from '@google-cloud/compute';
 import { JWT, OAuth2Client } from 'google-auth-library';
 import { google } from 'googleapis';
@@ -150,6 +151,39 @@ describe('fault injection through the official clients', () => {
     assert.equal(op.status, 'DONE');
     assert.deepEqual(op.error.errors.map((e: any) => [e.code, e.message]), [['QUOTA_EXCEEDED', "Quota 'INSTANCE_TEMPLATES' exceeded.  Limit: 0.0 globally."]]);
     await rejectsWithCode(templates.get({ project: P, region: REGION, instanceTemplate: 'never-made' }, { retry: null } as any), 5);
+  });
+
+  it('@google-cloud/apikeys over gRPC: the injected status, a failed operation, a reset stream; journaled by method id', async () => {
+    const { access_token } = await server.admin('POST', '/_twin/v1/tokens', { principal: ALICE });
+    const auth = () => ({ otherArgs: { headers: { authorization: `Bearer ${access_token}` } } });
+    const client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: server.port, sslCreds: googleGax.grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    try {
+      await rule({ match: { method: 'apikeys.projects.locations.keys.list', project: DEMO.projectId }, action: { type: 'error', status: 'RESOURCE_EXHAUSTED', message: 'Slow down.' }, when: { next: 1 } });
+      await rejectsWithCode(client.listKeys({ parent: PARENT }, { ...auth(), autoPaginate: false }), 8, /Slow down\./);
+      const [keys] = await client.listKeys({ parent: PARENT }, { ...auth(), autoPaginate: false });
+      assert.ok(Array.isArray(keys));
+
+      await rule({ match: { method: 'apikeys.projects.locations.keys.create' }, action: { type: 'failOperation', status: 'UNAVAILABLE', message: 'Backend gone.' }, when: { next: 1 } });
+      const [op] = await client.createKey({ parent: PARENT, keyId: 'grpc-faulted', key: {} }, auth());
+      await rejectsWithCode(op.promise(), 14, /Backend gone\./);
+
+      await rule({ match: { method: 'apikeys.projects.locations.keys.get' }, action: { type: 'reset' }, when: { next: 1 } });
+      const err: any = await client.getKey({ name: `${PARENT}/keys/none` }, auth()).catch((e) => e);
+      assert.ok([13, 14].includes(err?.code), String(err?.code) + ' ' + err?.message);
+
+      const entries = (await server.admin('GET', '/_twin/v1/requests?method=apikeys.*')).requests as any[];
+      const grpcCalls = entries.filter((e) => e.url.startsWith('/google.'));
+      assert.deepEqual(
+        grpcCalls.filter((e) => e.fault).map((e) => [e.method, e.status, e.fault.action]).reverse(),
+        [['apikeys.projects.locations.keys.list', 429, 'error'], ['apikeys.projects.locations.keys.create', 200, 'failOperation'], ['apikeys.projects.locations.keys.get', 0, 'reset']],
+      );
+      const created = grpcCalls.find((e) => e.method === 'apikeys.projects.locations.keys.create');
+      assert.equal(created.operation, op.name);
+      assert.equal(created.project, DEMO.projectId);
+      assert.equal(created.principal, ALICE);
+    } finally {
+      await client.close();
+    }
   });
 
   if (gcloudAvailable('gcloud faults')) {

@@ -2,6 +2,7 @@ import type { ServerHttp2Stream } from 'node:http2';
 import type { ApiMethod, Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApiError } from '../http/errors.ts';
+import type { FaultDecision, Faults } from '../faults/faults.ts';
 import { lazy } from '../lazy.ts';
 import type { GrpcStreamHandler } from '../transport/listener.ts';
 import type { ProtoTypes } from './protos.ts';
@@ -38,6 +39,11 @@ export interface CompletedCall {
   message?: string;
   error?: ApiError;
   principal?: Principal;
+  /** The method called (absent for a path no method serves), the project its request names, the fault rule that acted, the operation it answered. */
+  api?: ApiMethod;
+  project?: string;
+  fault?: FaultDecision;
+  operation?: string;
   /** `performance.now()` when the call arrived, and its duration in ms. */
   receivedAt: number;
   durationMs: number;
@@ -49,6 +55,8 @@ export interface GrpcFrontOptions {
   /** Max size of a request message (default 4 MiB, as gRPC servers). */
   maxMessageBytes?: number;
   log?: { error(obj: unknown, msg: string): void };
+  /** Fault rules, applied to calls as to REST requests (by the method's discovery id). */
+  faults?: Faults;
 }
 
 /**

@@ -1,11 +1,14 @@
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { type IncomingHttpHeaders, type ServerHttp2Stream, constants as http2constants } from 'node:http2';
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
-import type { Credentials } from '../auth/authenticator.ts';
+import type { ApiMethod, Credentials } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, type CanonicalStatus, GRPC_CODE, internalError } from '../http/errors.ts';
 import { errorEnvelopeText } from '../http/envelope.ts';
 import { scrubSecrets } from '../http/secrets.ts';
+import type { FaultDecision } from '../faults/faults.ts';
+import { injectedError, operationFailureOf } from '../faults/rules.ts';
+import { withOperationFailure } from '../operations/injectedFailure.ts';
 import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
 import { type ProtoTypes, loadProtoTypes } from './protos.ts';
 
@@ -135,6 +138,10 @@ class Call {
   #done = false;
   #timer: NodeJS.Timeout | undefined;
   #principal: Principal | undefined;
+  #api: ApiMethod | undefined;
+  #project: string | undefined;
+  #fault: FaultDecision | undefined;
+  #operation: string | undefined;
 
   constructor(server: GrpcServer, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
     this.#server = server;
@@ -167,12 +174,38 @@ class Call {
         }
         const principal = method.public ? undefined : await this.#authenticate(method);
         this.#principal = principal;
-        const answer = await method.handle(principal!, request, { metadata: this.#headers, types });
+        this.#api = method.public ? undefined : method.api;
+        this.#project = projectOf(request);
+        const handle = () => method.handle(principal!, request, { metadata: this.#headers, types });
+        const faults = this.#server.opts.faults;
+        const decision = faults?.any && this.#api ? await faults.decide({ method: this.#api.id, principal: principal?.member, project: this.#project, headers: this.#headers }) : undefined;
+        const answer = decision ? await this.#faulted(decision, method, handle) : await handle();
         if (this.#done) return;
+        const name = (answer as { name?: unknown } | undefined)?.name;
+        if (typeof name === 'string' && name.startsWith('operations/')) this.#operation = name;
         const responseType = types.type(method.responseType);
         this.#reply(responseType.encode(responseType.fromObject(answer as Record<string, unknown>)).finish());
       },
     ).catch((err) => this.fail(err));
+  }
+
+  /** A call a fault rule acts on, as REST's (platform/http/apiCalls.ts): an error, latency, a failed operation, a reset stream. */
+  async #faulted(decision: FaultDecision, method: GrpcMethod, handle: () => unknown): Promise<unknown> {
+    this.#fault = decision;
+    const a = decision.action;
+    if (a.delayMs) await new Promise((r) => setTimeout(r, a.delayMs));
+    switch (a.type) {
+      case 'error':
+        throw injectedError(a, method.api);
+      case 'failOperation':
+        return withOperationFailure(operationFailureOf(a), handle);
+      case 'reset':
+        this.#finish(14, 0, 'The stream was reset.');
+        if (!this.#stream.destroyed) this.#stream.close(http2constants.NGHTTP2_INTERNAL_ERROR);
+        return undefined;
+      default:
+        return handle();
+    }
   }
 
   async #authenticate(method: GrpcMethod): Promise<Principal> {
@@ -276,10 +309,20 @@ class Call {
       message,
       error,
       principal: this.#principal,
+      api: this.#api,
+      project: this.#project,
+      fault: this.#fault,
+      operation: this.#operation,
       receivedAt: this.#receivedAt,
       durationMs: performance.now() - this.#receivedAt,
       remoteAddress: this.#stream.session?.socket?.remoteAddress,
     });
     void STATUS_OF_CODE;
   }
+}
+
+/** The project a request message names (`parent` or `name`: `projects/P/...`), for fault rules and the journal. */
+function projectOf(request: Record<string, unknown>): string | undefined {
+  const ref = typeof request.parent === 'string' ? request.parent : typeof request.name === 'string' ? request.name : undefined;
+  return ref ? /^projects\/([^/]+)/.exec(ref)?.[1] : undefined;
 }
