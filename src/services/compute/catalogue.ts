@@ -21,11 +21,20 @@ export const REGIONS: ReadonlyMap<string, readonly string[]> = new Map(
   }),
 );
 
+/** Ids already derived (BigInt hashing costs tens of microseconds; a catalogue list derives thousands). */
+const STABLE_IDS = new Map<string, string>();
+
 /** Stable numeric ids for built-in resources (the real ones are fixed per resource too): distinct per text. */
 export function stableId(text: string): string {
-  let h = 1469598103934665603n;
-  for (const c of Buffer.from(text)) h = ((h ^ BigInt(c)) * 1099511628211n) & 0xffffffffffffffffn;
-  return (h % 8000000000000000000n + 1000000000000000000n).toString(); // within int64, as ids and license codes are
+  let id = STABLE_IDS.get(text);
+  if (id === undefined) {
+    let h = 1469598103934665603n;
+    for (const c of Buffer.from(text)) h = ((h ^ BigInt(c)) * 1099511628211n) & 0xffffffffffffffffn;
+    id = (h % 8000000000000000000n + 1000000000000000000n).toString(); // within int64, as ids and license codes are
+    if (STABLE_IDS.size >= 200_000) STABLE_IDS.clear();
+    STABLE_IDS.set(text, id);
+  }
+  return id;
 }
 
 /** The creation time of every built-in region, zone, machine type and accelerator type. */

@@ -170,12 +170,21 @@ const worldAcceleratorType = (e: Entry, q: SourceQuery) => worldResource('accele
 /** The catalogue's entries in every asked zone, then the world's. */
 function catalogueAndWorld(worldKind: WorldKind, catalogue: (zone: string, q: SourceQuery) => Record<string, unknown>[], render: (e: Entry, q: SourceQuery) => Record<string, unknown>) {
   const world = fromWorld(worldKind, 'zonal', render);
+  // Every zone's catalogue of a project (an aggregated list's, 20,000 machine types) is the same on every page: made once.
+  const everyZone = new Map<string, Located[]>();
   return async (w: ComputeWorld, q: SourceQuery): Promise<Located[]> => {
     const zones = (q.locations ?? allLocations('zonal')).filter((z) => ZONES.has(z));
-    const built = zones.flatMap((zone) => catalogue(zone, q).map((resource) => ({ location: zone, resource })));
+    let built = q.locations ? undefined : everyZone.get(q.projectId);
+    if (!built) {
+      built = zones.flatMap((zone) => catalogue(zone, q).map((resource) => ({ location: zone, resource })));
+      if (!q.locations) {
+        if (everyZone.size >= 8) everyZone.clear();
+        everyZone.set(q.projectId, built);
+      }
+    }
     const declared = await world(w, q);
     const taken = new Set(declared.map((d) => `${d.location}/${d.resource.name}`));
-    return [...built.filter((b) => !taken.has(`${b.location}/${b.resource.name}`)), ...declared];
+    return [...(taken.size ? built.filter((b) => !taken.has(`${b.location}/${b.resource.name}`)) : built), ...declared];
   };
 }
 
