@@ -144,7 +144,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     assert.ok(!/\bjq\b/.test(text), 'the examples do not need jq');
   });
 
-  test('each example in order', { timeout: 600_000 }, async (t) => {
+  test('each example in order', { timeout: 900_000 }, async (t) => {
     const state = join(dir, 'exported.sh');
     writeFileSync(state, '');
     const gcloud = findGcloud();
