@@ -217,3 +217,70 @@ describe('REST and gRPC: one implementation, two transports', () => {
     assert.equal(health.status, 0);
   });
 });
+
+describe('server reflection (grpc.reflection.v1 and v1alpha)', () => {
+  let t: TestTwin;
+  let listener: Listener;
+  let session: ClientHttp2Session;
+  before(async () => {
+    types = loadProtoTypes();
+    t = await startTestTwin();
+    listener = await t.twin.listen({ host: '127.0.0.1', port: 0 });
+    session = connect(listener.url);
+  });
+  after(async () => {
+    session?.destroy();
+    await t?.close();
+  });
+
+  /** Sends the requests on one reflection stream; the decoded responses and the final status. */
+  function reflect(version: string, requests: Record<string, unknown>[]): Promise<{ status: string; responses: any[] }> {
+    const reqType = types.type(`grpc.reflection.${version}.ServerReflectionRequest`);
+    const resType = types.type(`grpc.reflection.${version}.ServerReflectionResponse`);
+    return new Promise((resolve, reject) => {
+      const stream = session.request({ ':method': 'POST', ':path': `/grpc.reflection.${version}.ServerReflection/ServerReflectionInfo`, 'content-type': 'application/grpc', te: 'trailers' });
+      const chunks: Buffer[] = [];
+      let status = '';
+      stream.on('data', (d: Buffer) => chunks.push(d));
+      stream.on('trailers', (h) => (status = String(h['grpc-status'])));
+      stream.on('error', reject);
+      stream.on('close', () => {
+        let all = Buffer.concat(chunks);
+        const responses: any[] = [];
+        while (all.length >= 5) {
+          const n = all.readUInt32BE(1);
+          responses.push(resType.toObject(resType.decode(all.subarray(5, 5 + n)), { bytes: Buffer }));
+          all = all.subarray(5 + n);
+        }
+        resolve({ status, responses });
+      });
+      for (const r of requests) {
+        const body = Buffer.from(reqType.encode(reqType.fromObject(r)).finish());
+        const head = Buffer.alloc(5);
+        head.writeUInt32BE(body.length, 1);
+        stream.write(Buffer.concat([head, body]));
+      }
+      stream.end();
+    });
+  }
+
+  for (const version of ['v1', 'v1alpha']) {
+    it(`${version}: lists the services and gives the files of a symbol with every dependency`, async () => {
+      const { status, responses } = await reflect(version, [{ listServices: '' }, { fileContainingSymbol: 'google.api.apikeys.v2.ApiKeys' }, { fileContainingSymbol: 'no.such.Symbol' }]);
+      assert.equal(status, '0');
+      assert.equal(responses.length, 3);
+      const names = responses[0].listServicesResponse.service.map((s: { name: string }) => s.name);
+      for (const s of ['google.api.apikeys.v2.ApiKeys', 'google.longrunning.Operations', `grpc.reflection.${version}.ServerReflection`]) assert.ok(names.includes(s), `${s} in ${names}`);
+      const fileType = types.root.lookupType('google.protobuf.FileDescriptorProto');
+      const files = responses[1].fileDescriptorResponse.fileDescriptorProto.map((b: Buffer) => fileType.toObject(fileType.decode(b)) as any);
+      assert.equal(files[0].name, 'google/api/apikeys/v2/apikeys.proto');
+      assert.equal(files[0].package, 'google.api.apikeys.v2');
+      const service = files[0].service.find((s: { name: string }) => s.name === 'ApiKeys');
+      assert.deepEqual(service.method.map((m: { name: string }) => m.name).sort(), ['CreateKey', 'DeleteKey', 'GetKey', 'GetKeyString', 'ListKeys', 'LookupKey', 'UndeleteKey', 'UpdateKey']);
+      const given = new Set(files.map((f: { name: string }) => f.name));
+      for (const f of files) for (const d of f.dependency ?? []) assert.ok(given.has(d), `${f.name} depends on ${d}, which was not sent`);
+      assert.ok(given.has('google/protobuf/timestamp.proto') && given.has('google/longrunning/operations.proto'));
+      assert.equal(responses[2].errorResponse.errorCode, 5);
+    });
+  }
+});

@@ -11,6 +11,9 @@ import { injectedError, operationFailureOf } from '../faults/rules.ts';
 import { withOperationFailure } from '../operations/injectedFailure.ts';
 import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
 import { type ProtoTypes, loadProtoTypes } from './protos.ts';
+import { Reflection } from './reflection.ts';
+
+const REFLECTION = /^\/grpc\.reflection\.(v1|v1alpha)\.ServerReflection\/ServerReflectionInfo$/;
 
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const DECOMPRESS: Record<string, (b: Buffer) => Promise<Buffer>> = { gzip: promisify(gunzip), deflate: promisify(inflate) };
@@ -98,6 +101,8 @@ export class GrpcServer {
       if (contentType !== 'application/grpc' && !/^application\/grpc(\+proto)?(;|$)/.test(contentType)) {
         throw new CallError('UNIMPLEMENTED', `The content type ${contentType} is not supported; use application/grpc (protobuf messages).`);
       }
+      const reflection = REFLECTION.exec(path);
+      if (reflection) return call.reflect(`grpc.reflection.${reflection[1]}`, this.reflection);
       const m = /^\/([A-Za-z0-9_.]+)\/([A-Za-z0-9_]+)$/.exec(path);
       const service = m ? this.#front.services.get(m[1]) : undefined;
       if (!service) throw new CallError('UNIMPLEMENTED', `The server does not implement the service of ${path.slice(0, 200)}.`);
@@ -117,6 +122,13 @@ export class GrpcServer {
     if (!details.length) return { code, message: rest.message };
     const bin = this.#statusType.encode(this.#statusType.fromObject({ code, message: rest.message, details })).finish();
     return { code, message: rest.message, detailsBin: Buffer.from(bin).toString('base64') };
+  }
+
+  #reflection: Reflection | undefined;
+
+  /** Server reflection over the loaded files, made at its first use. */
+  get reflection(): Reflection {
+    return (this.#reflection ??= new Reflection(this.types, () => [...this.#front.services.keys(), 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection']));
   }
 
   get front(): GrpcFront {
@@ -206,6 +218,51 @@ class Call {
       default:
         return handle();
     }
+  }
+
+  /** The bidirectional reflection stream: one response message per request message, then status OK. */
+  reflect(pkg: string, reflection: Reflection): void {
+    const stream = this.#stream;
+    const types = this.#server.types;
+    const requestType = types.type(`${pkg}.ServerReflectionRequest`);
+    const responseType = types.type(`${pkg}.ServerReflectionResponse`);
+    const limit = this.#server.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    let trailers: Record<string, string> = { 'grpc-status': '0' };
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING }, { waitForTrailers: true });
+    stream.removeAllListeners('wantTrailers');
+    stream.once('wantTrailers', () => stream.sendTrailers(trailers));
+    const stop = (status: CanonicalStatus, message: string) => {
+      if (this.#done) return;
+      trailers = { 'grpc-status': String(GRPC_CODE[status]), 'grpc-message': encodeGrpcMessage(message) };
+      this.#finish(GRPC_CODE[status], new ApiError({ status, message }).httpCode, message);
+      stream.removeAllListeners('data');
+      stream.resume();
+      stream.end();
+    };
+    let pending: Buffer = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      while (pending.length >= 5 && !this.#done) {
+        const length = pending.readUInt32BE(1);
+        if (length > limit) return stop('RESOURCE_EXHAUSTED', `Received message larger than max (${length} vs. ${limit})`);
+        if (pending.length < 5 + length) return;
+        if (pending[0] !== 0) return stop('UNIMPLEMENTED', 'Compressed reflection requests are not supported.');
+        const body = pending.subarray(5, 5 + length);
+        pending = pending.subarray(5 + length);
+        let answer: Record<string, unknown>;
+        try {
+          answer = reflection.answer(requestType.toObject(requestType.decode(body)));
+        } catch (err) {
+          return stop('INVALID_ARGUMENT', `The request message is not a valid ${pkg}.ServerReflectionRequest: ${String((err as Error).message).slice(0, 200)}`);
+        }
+        stream.write(frame(responseType.encode(responseType.fromObject(answer)).finish()));
+      }
+    });
+    stream.once('end', () => {
+      if (this.#done) return;
+      this.#finish(0, 200);
+      stream.end();
+    });
   }
 
   async #authenticate(method: GrpcMethod): Promise<Principal> {
