@@ -164,6 +164,13 @@ describe('bin/cloudtwin.js on a Node older than 24', { skip: SKIP_OLD }, () => {
     assert.match(r.stderr, /--port 70000: not a port/);
   });
 
+  it('npx cloudtwin on the old Node prints no npm warning before its output (.npmrc)', { skip: SKIP_OLD }, () => {
+    const r = spawnSync('npx', ['cloudtwin', '--version'], { cwd: ROOT, env: env(dirname(OLD_NODE!)), encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+    assert.doesNotMatch(r.stderr, /EBADENGINE|npm warn/);
+  });
+
   it('prefers $CLOUDTWIN_NODE, and says so plainly when it cannot run it', () => {
     const r = spawnSync(OLD_NODE!, [BIN, '--version'], { cwd: ROOT, env: { ...env(), CLOUDTWIN_NODE: join(box.dir(), 'no-such-node') }, encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 127);

@@ -44,7 +44,7 @@ function packageInputs(): string[] {
     readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => relative(ROOT, join(e.parentPath, e.name)));
-  return [...walk('src'), ...walk('bin'), ...walk('console/dist'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-package.js', 'README.md'].sort();
+  return [...walk('src'), ...walk('bin'), ...walk('console/dist'), ...walk('protos'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-package.js', 'README.md'].sort();
 }
 
 function inputsHash(): string {
@@ -111,7 +111,7 @@ describe('the npm package', () => {
     assert.deepEqual(Object.keys(pkg.exports), ['.', './package.json']);
     assert.ok(Array.isArray(pkg.files));
     const files = execFileSync('tar', ['tzf', packed.tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    for (const needed of ['package.json', 'README.md', 'bin/cloudtwin.js', 'bin/node24.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/server.js', 'dist/services/compute/discovery/table.json', 'console/dist/index.html']) {
+    for (const needed of ['package.json', 'README.md', 'bin/cloudtwin.js', 'bin/node24.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/server.js', 'dist/services/compute/discovery/table.json', 'console/dist/index.html', 'protos/google/api/apikeys/v2/apikeys.proto']) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     const unwanted = files.filter(
