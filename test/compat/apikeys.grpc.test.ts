@@ -36,7 +36,7 @@ describe('@google-cloud/apikeys over gRPC (insecure channel, token per call)', (
     server = await startServer({ databaseUrl: db.url });
     await server.admin('POST', '/_twin/v1/world:apply', testWorld);
     token = (await server.admin('POST', '/_twin/v1/tokens', { principal: 'alice@example.com' })).access_token;
-    client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: server.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    client = insecureClient(server.port);
   });
 
   after(async () => {
@@ -201,12 +201,13 @@ async function adminOverTls(server: ServerProcess, ca: Buffer, method: string, p
   });
 }
 
-describe('@google-cloud/apikeys over gRPC in permissive mode, no credential at all', () => {
+/** A `cloudtwin serve` with `args` on a fresh database and the test world, for the suite. */
+function serverHooks(args: string[]): () => ServerProcess {
   let server: ServerProcess;
   let db: TestDatabase;
   before(async () => {
     db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url, args: ['--auth', 'permissive'] });
+    server = await startServer({ databaseUrl: db.url, args });
     await server.admin('POST', '/_twin/v1/world:apply', testWorld);
   });
   after(async () => {
@@ -214,9 +215,19 @@ describe('@google-cloud/apikeys over gRPC in permissive mode, no credential at a
     server?.cleanup();
     await db?.drop();
   });
+  return () => server;
+}
+
+/** The stock client on an insecure channel (the emulator idiom). */
+function insecureClient(port: number): ApiKeysClient {
+  return new ApiKeysClient({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+}
+
+describe('@google-cloud/apikeys over gRPC in permissive mode, no credential at all', () => {
+  const served = serverHooks(['--auth', 'permissive']);
 
   it('accepts a call on an insecure channel with no token as the permissive principal', async () => {
-    const client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: server.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    const client = insecureClient(served().port);
     try {
       const [op] = await client.createKey({ parent: DEMO_PARENT, key: { displayName: 'no auth' } });
       const [key] = await op.promise();
@@ -227,7 +238,7 @@ describe('@google-cloud/apikeys over gRPC in permissive mode, no credential at a
       await client.close();
     }
     // REST still wants a bearer token (any) in permissive mode.
-    assert.equal((await fetch(`${server.url}/v2/${DEMO_PARENT}/keys`)).status, 401);
+    assert.equal((await fetch(`${served().url}/v2/${DEMO_PARENT}/keys`)).status, 401);
   });
 });
 
@@ -251,7 +262,7 @@ describe('multi-process on PostgreSQL: created over gRPC on one process, read ov
 
   it('one service: the key string, the operation and the key agree across processes and transports', async () => {
     const token = (await a.admin('POST', '/_twin/v1/tokens', { principal: 'alice@example.com' })).access_token;
-    const client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: a.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    const client = insecureClient(a.port);
     try {
       const [op] = await client.createKey({ parent: DEMO_PARENT, keyId: 'multi', key: { displayName: 'from A over gRPC' } }, { otherArgs: { headers: { authorization: `Bearer ${token}` } } });
       const [key] = await op.promise();
@@ -269,21 +280,10 @@ describe('multi-process on PostgreSQL: created over gRPC on one process, read ov
 });
 
 describe('SIGTERM drains gRPC calls', () => {
-  let server: ServerProcess;
-  let db: TestDatabase;
-  before(async () => {
-    db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url, args: ['--auth', 'permissive'] });
-    await server.admin('POST', '/_twin/v1/world:apply', testWorld);
-  });
-  after(async () => {
-    await server?.stop();
-    server?.cleanup();
-    await db?.drop();
-  });
+  const served = serverHooks(['--auth', 'permissive']);
 
   it('answers every call the server took before it exits 0; none is cut (INTERNAL, CANCELLED)', async () => {
-    const client = new ApiKeysClient({ apiEndpoint: '127.0.0.1', port: server.port, sslCreds: grpc.credentials.createInsecure(), universeDomain: 'googleapis.com' });
+    const client = insecureClient(served().port);
     try {
       await client.listKeys({ parent: DEMO_PARENT }); // the channel is up
       let answered = 0;
@@ -295,7 +295,7 @@ describe('SIGTERM drains gRPC calls', () => {
       );
       // SIGTERM while most of the calls are still in flight.
       while (answered < 10) await new Promise((r) => setTimeout(r, 1));
-      const exit = server.stop();
+      const exit = served().stop();
       const codes = await Promise.all(calls);
       assert.equal(await exit, 0);
       // OK, the NOT_FOUND of the gets, or UNAVAILABLE for a call sent after the GOAWAY: never a call cut halfway.
