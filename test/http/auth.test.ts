@@ -355,8 +355,11 @@ describe('auth: permissive mode', () => {
     }
   });
 
-  test('unknown projects are still denied (nothing to own)', async () => {
-    assertError(await withBearer(t, 'anything', { url: keysPath('no-such-project') }), 403, 'PERMISSION_DENIED');
+  test('an undeclared project comes into being on first use; a name that cannot be a project is still denied', async () => {
+    const res = await withBearer(t, 'anything', { url: keysPath('no-such-project') });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), {});
+    assertError(await withBearer(t, 'anything', { url: keysPath('No_Such_Project') }), 403, 'PERMISSION_DENIED');
   });
 
   test('no token is still 401', async () => {
