@@ -22,6 +22,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE22_DIR = join(ROOT, '.ci', '.node22');
 const NODE22 = join(NODE22_DIR, 'node_modules', 'node', 'bin', 'node');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+/** The vitest this repository has (so the project's install finds it in the npm cache). */
+const VITEST = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'vitest', 'package.json'), 'utf8')).version as string;
 
 /** The fenced code blocks of a Markdown text (as test/compat/readme.test.ts reads them; importing it would run its suites). */
 function codeBlocks(markdown: string): { lang: string; code: string; line: number }[] {
@@ -67,7 +69,7 @@ function packedProject(): { tarball: string; project: string } {
   mkdirSync(project, { recursive: true });
   npm(['pack', '--pack-destination', dir, '--silent'], ROOT);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-cloudtwin', version: '1.0.0', private: true, type: 'module' }, null, 2));
-  npm(['install', '--save-dev', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);
+  npm(['install', '--save-dev', tarball, `vitest@${VITEST}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);
   writeFileSync(join(dir, 'ready'), new Date().toISOString());
   return { tarball, project };
 }
@@ -186,6 +188,18 @@ describe('the npm package', () => {
           const r = await run(node, ['--test', '--test-reporter=tap', file], packed.project, env);
           assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
           assert.match(r.stdout, /# pass [1-9]/);
+        }
+      });
+
+      it("the README's vitest example passes as written", async () => {
+        const examples = codeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).filter((b) => b.lang === 'mjs' && b.code.includes("from 'cloudtwin'") && b.code.includes("from 'vitest'"));
+        assert.ok(examples.length >= 1, 'the README has a vitest example');
+        for (const ex of examples) {
+          const file = `readme-${ex.line}-${version}.vitest.test.mjs`;
+          writeFileSync(join(packed.project, file), ex.code);
+          const r = await run(node, [join(packed.project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file], packed.project, { ...env, CI: '1' });
+          assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
+          assert.match(r.stdout, /1 passed/);
         }
       });
     });
