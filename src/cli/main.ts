@@ -9,7 +9,7 @@ import { startServing } from '../start.ts';
 import { StartupError } from '../startupErrors.ts';
 
 const program = new Command();
-program.name('cloudtwin').description('Wire-compatible API Keys v2, Compute v1 regional instance templates and media search v3').version(VERSION);
+program.name('cloudtwin').description('Wire-compatible API Keys v2, Compute v1 instance templates (global and regional) and media search v3').version(VERSION);
 
 const serve = program
   .command('serve')

@@ -5,10 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Gcloud, type GcloudResult, gcloudAvailable } from '../support/gcloud.ts';
+import { type GcloudResult, gcloudAvailable, gcloudServerHooks } from '../support/gcloud.ts';
 import { assertJournalConforms } from '../support/computeConformance.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { DEMO } from '../support/world.ts';
 import { CORA, LINK, P, REGION, SOURCE_ZONE, VIC, sourceInstanceWorld } from '../http/compute.helpers.ts';
 
@@ -20,44 +18,28 @@ const failed = (r: GcloudResult, message: RegExp) => {
 
 if (gcloudAvailable('gcloud compute')) {
   describe('gcloud compute instance-templates and operations against cloudtwin serve', () => {
-    let server: ServerProcess;
-    let db: TestDatabase;
-    let g: Gcloud;
+    const t = gcloudServerHooks({ world: sourceInstanceWorld, principal: CORA, project: P, args: ['--journal-bodies'] });
     const R = `--region=${REGION}`;
-
-    before(async () => {
-      db = await freshDatabase();
-      server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
-      await server.admin('POST', '/_twin/v1/world:apply', sourceInstanceWorld);
-      g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: P }, CORA);
-    });
-
-    after(async () => {
-      g?.cleanup();
-      await server?.stop();
-      server?.cleanup();
-      await db?.drop();
-    });
 
     it('create with every default and with flags; describe; list regional and aggregated', async () => {
       const [plain, full, disk] = await Promise.all([
-        g.run(['compute', 'instance-templates', 'create', 'gc-default', `--instance-template-region=${REGION}`]),
-        g.run([
+        t.g.run(['compute', 'instance-templates', 'create', 'gc-default', `--instance-template-region=${REGION}`]),
+        t.g.run([
           'compute', 'instance-templates', 'create', 'gc-full', `--instance-template-region=${REGION}`, '--machine-type=e2-small',
           '--network=custom-net', `--subnet=projects/${P}/regions/${REGION}/subnetworks/sub-a`, '--tags=web,db', '--labels=env=prod,team=blue',
           '--metadata=k1=v1,k2=v2', '--preemptible', '--service-account=default', '--scopes=cloud-platform',
         ]),
-        g.run([
+        t.g.run([
           'compute', 'instance-templates', 'create', 'gc-disk', `--instance-template-region=${REGION}`, '--image-family=debian-12', '--image-project=debian-cloud',
           '--create-disk=image-family=ubuntu-2204-lts,image-project=ubuntu-os-cloud,size=20GB',
         ]),
       ]);
       for (const r of [plain, full, disk]) ok(r);
       const [d, f, regional, aggregated] = await Promise.all([
-        g.run(['compute', 'instance-templates', 'describe', 'gc-default', R]),
-        g.run(['compute', 'instance-templates', 'describe', 'gc-full', R]),
-        g.run(['compute', 'instance-templates', 'list', `--regions=${REGION}`]),
-        g.run(['compute', 'instance-templates', 'list']),
+        t.g.run(['compute', 'instance-templates', 'describe', 'gc-default', R]),
+        t.g.run(['compute', 'instance-templates', 'describe', 'gc-full', R]),
+        t.g.run(['compute', 'instance-templates', 'list', `--regions=${REGION}`]),
+        t.g.run(['compute', 'instance-templates', 'list']),
       ]);
       for (const r of [d, f, regional, aggregated]) ok(r);
       assert.equal(d.json.name, 'gc-default');
@@ -79,37 +61,37 @@ if (gcloudAvailable('gcloud compute')) {
 
     it('operations list (by region and by filter) and describe', async () => {
       const [byRegion, byFilter] = await Promise.all([
-        g.run(['compute', 'operations', 'list', `--regions=${REGION}`]),
-        g.run(['compute', 'operations', 'list', `--filter=region:${REGION}`]),
+        t.g.run(['compute', 'operations', 'list', `--regions=${REGION}`]),
+        t.g.run(['compute', 'operations', 'list', `--filter=region:${REGION}`]),
       ]);
       ok(byRegion);
       ok(byFilter);
       assert.ok(byRegion.json.length >= 3);
       assert.deepEqual(byFilter.json.map((o: any) => o.name).sort(), byRegion.json.map((o: any) => o.name).sort());
       const op = byRegion.json[0];
-      const described = await g.run(['compute', 'operations', 'describe', op.name, R]);
+      const described = await t.g.run(['compute', 'operations', 'describe', op.name, R]);
       ok(described);
       assert.equal(described.json.name, op.name);
       assert.equal(described.json.status, 'DONE');
     });
 
     it('create waits on a running operation (regionOperations.wait) until it is DONE', async () => {
-      await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 1500 });
+      await t.server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 1500 });
       try {
-        const r = await g.run(['compute', 'instance-templates', 'create', 'gc-slow', `--instance-template-region=${REGION}`]);
+        const r = await t.g.run(['compute', 'instance-templates', 'create', 'gc-slow', `--instance-template-region=${REGION}`]);
         ok(r);
         assert.equal(r.json[0].name, 'gc-slow');
       } finally {
-        await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+        await t.server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
       }
     });
 
     it('failures print the server\'s message: a missing network, a bad field, a missing permission, an unknown template', async () => {
       const [net, bad, perm, missing] = await Promise.all([
-        g.run(['compute', 'instance-templates', 'create', 'gc-nonet', `--instance-template-region=${REGION}`, '--network=nope']),
-        g.run(['compute', 'instance-templates', 'create', 'gc-bad', `--instance-template-region=${REGION}`, '--metadata=bad key=v']),
-        g.run(['compute', 'instance-templates', 'create', 'gc-perm', `--instance-template-region=${REGION}`], { as: VIC }),
-        g.run(['compute', 'instance-templates', 'describe', 'nope', R]),
+        t.g.run(['compute', 'instance-templates', 'create', 'gc-nonet', `--instance-template-region=${REGION}`, '--network=nope']),
+        t.g.run(['compute', 'instance-templates', 'create', 'gc-bad', `--instance-template-region=${REGION}`, '--metadata=bad key=v']),
+        t.g.run(['compute', 'instance-templates', 'create', 'gc-perm', `--instance-template-region=${REGION}`], { as: VIC }),
+        t.g.run(['compute', 'instance-templates', 'describe', 'nope', R]),
       ]);
       failed(net, /projects\/demo-project\/global\/networks\/nope' was not found/);
       failed(bad, /metadata/i);
@@ -118,24 +100,24 @@ if (gcloudAvailable('gcloud compute')) {
     });
 
     it('delete', async () => {
-      const del = await g.run(['compute', 'instance-templates', 'delete', 'gc-disk', R, '--quiet']);
+      const del = await t.g.run(['compute', 'instance-templates', 'delete', 'gc-disk', R, '--quiet']);
       ok(del);
-      failed(await g.run(['compute', 'instance-templates', 'describe', 'gc-disk', R]), /was not found/);
+      failed(await t.g.run(['compute', 'instance-templates', 'describe', 'gc-disk', R]), /was not found/);
     });
 
     it('global templates, unchanged gcloud without any region flag: create (defaults, flags, from an instance), describe, list with the regional ones, operations, delete', async () => {
-      await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 1500 });
+      await t.server.admin('PUT', '/_twin/v1/operations/config', { mode: 'delayed', delayMs: 1500 });
       let plain: GcloudResult;
       try {
         // gcloud waits on the running operation through globalOperations.wait
-        plain = await g.run(['compute', 'instance-templates', 'create', 'gc-global']);
+        plain = await t.g.run(['compute', 'instance-templates', 'create', 'gc-global']);
       } finally {
-        await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
+        await t.server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });
       }
       ok(plain);
       const [full, fromVm] = await Promise.all([
-        g.run(['compute', 'instance-templates', 'create', 'gc-global-full', '--machine-type=e2-small', '--tags=web', '--labels=env=prod', '--metadata=k1=v1', '--image-family=debian-12', '--image-project=debian-cloud']),
-        g.run([
+        t.g.run(['compute', 'instance-templates', 'create', 'gc-global-full', '--machine-type=e2-small', '--tags=web', '--labels=env=prod', '--metadata=k1=v1', '--image-family=debian-12', '--image-project=debian-cloud']),
+        t.g.run([
           'compute', 'instance-templates', 'create', 'gc-global-vm', '--source-instance=web-vm', `--source-instance-zone=${SOURCE_ZONE}`,
           '--configure-disk=device-name=boot,instantiate-from=source-image-family,auto-delete=true',
           '--configure-disk=device-name=data,instantiate-from=custom-image,custom-image=projects/demo-project/global/images/my-image-v2',
@@ -145,11 +127,11 @@ if (gcloudAvailable('gcloud compute')) {
       ok(full);
       ok(fromVm);
       const [d, f, vm, all, ops] = await Promise.all([
-        g.run(['compute', 'instance-templates', 'describe', 'gc-global']),
-        g.run(['compute', 'instance-templates', 'describe', 'gc-global-full']),
-        g.run(['compute', 'instance-templates', 'describe', 'gc-global-vm']),
-        g.run(['compute', 'instance-templates', 'list']),
-        g.run(['compute', 'operations', 'list', '--global']),
+        t.g.run(['compute', 'instance-templates', 'describe', 'gc-global']),
+        t.g.run(['compute', 'instance-templates', 'describe', 'gc-global-full']),
+        t.g.run(['compute', 'instance-templates', 'describe', 'gc-global-vm']),
+        t.g.run(['compute', 'instance-templates', 'list']),
+        t.g.run(['compute', 'operations', 'list', '--global']),
       ]);
       for (const r of [d, f, vm, all, ops]) ok(r);
       assert.equal(d.json.selfLink, `${LINK}projects/${P}/global/instanceTemplates/gc-global`);
@@ -168,17 +150,17 @@ if (gcloudAvailable('gcloud compute')) {
       for (const n of ['gc-global', 'gc-global-full', 'gc-global-vm', 'gc-default', 'gc-full']) assert.ok(listed.includes(n), `${n} in ${listed}`);
       const globalOps = ops.json.filter((o: any) => /\/global\/instanceTemplates\/gc-global/.test(o.targetLink));
       assert.equal(globalOps.length, 3);
-      const described = await g.run(['compute', 'operations', 'describe', globalOps[0].name, '--global']);
+      const described = await t.g.run(['compute', 'operations', 'describe', globalOps[0].name, '--global']);
       ok(described);
       assert.equal(described.json.operationType, 'insert');
       assert.equal(described.json.status, 'DONE');
-      const del = await g.run(['compute', 'instance-templates', 'delete', 'gc-global', '--quiet']);
+      const del = await t.g.run(['compute', 'instance-templates', 'delete', 'gc-global', '--quiet']);
       ok(del);
-      failed(await g.run(['compute', 'instance-templates', 'describe', 'gc-global']), /global\/instanceTemplates\/gc-global' was not found/);
+      failed(await t.g.run(['compute', 'instance-templates', 'describe', 'gc-global']), /global\/instanceTemplates\/gc-global' was not found/);
     });
 
     it('every Compute answer of this suite conforms to the discovery document (the request journal, with bodies)', async () => {
-      assert.ok((await assertJournalConforms(server.url, server.adminToken)) > 0);
+      assert.ok((await assertJournalConforms(t.server.url, t.server.adminToken)) > 0);
     });
   });
 }

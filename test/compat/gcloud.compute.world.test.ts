@@ -10,9 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertComputeConforms, assertJournalConforms } from '../support/computeConformance.ts';
-import { Gcloud, type GcloudResult, gcloudAvailable } from '../support/gcloud.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
+import { type GcloudResult, gcloudAvailable, gcloudServerHooks } from '../support/gcloud.ts';
 import { CORA, P, computeWorld } from '../http/compute.helpers.ts';
 
 const ok = (r: GcloudResult) => {
@@ -22,31 +20,15 @@ const ok = (r: GcloudResult) => {
 
 if (gcloudAvailable('gcloud compute (world)')) {
   describe('gcloud compute reads the world against cloudtwin serve', () => {
-    let server: ServerProcess;
-    let db: TestDatabase;
-    let g: Gcloud;
-
-    before(async () => {
-      db = await freshDatabase();
-      server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
-      await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
-      g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: P }, CORA);
-    });
-
-    after(async () => {
-      g?.cleanup();
-      await server?.stop();
-      server?.cleanup();
-      await db?.drop();
-    });
+    const t = gcloudServerHooks({ world: computeWorld, principal: CORA, project: P, args: ['--journal-bodies'] });
 
     it('networks, subnets, zones, regions, machine types', async () => {
       const [networks, subnets, zones, regions, types] = await Promise.all([
-        g.run(['compute', 'networks', 'list']),
-        g.run(['compute', 'networks', 'subnets', 'list']),
-        g.run(['compute', 'zones', 'list']),
-        g.run(['compute', 'regions', 'list']),
-        g.run(['compute', 'machine-types', 'list', '--zones=us-central1-a,europe-west1-b']),
+        t.g.run(['compute', 'networks', 'list']),
+        t.g.run(['compute', 'networks', 'subnets', 'list']),
+        t.g.run(['compute', 'zones', 'list']),
+        t.g.run(['compute', 'regions', 'list']),
+        t.g.run(['compute', 'machine-types', 'list', '--zones=us-central1-a,europe-west1-b']),
       ]);
       for (const r of [networks, subnets, zones, regions, types]) ok(r);
       assert.deepEqual(networks.json.map((n: any) => n.name).sort(), ['custom-net', 'default', 'legacy-net']);
@@ -61,9 +43,9 @@ if (gcloudAvailable('gcloud compute (world)')) {
 
     it('images list (the project and the 17 public image projects, one batch), --filter=family~debian, describe-from-family', async () => {
       const [all, debian, family] = await Promise.all([
-        g.run(['compute', 'images', 'list', '--log-http']),
-        g.run(['compute', 'images', 'list', '--filter=family~debian']),
-        g.run(['compute', 'images', 'describe-from-family', 'debian-12', '--project=debian-cloud']),
+        t.g.run(['compute', 'images', 'list', '--log-http']),
+        t.g.run(['compute', 'images', 'list', '--filter=family~debian']),
+        t.g.run(['compute', 'images', 'describe-from-family', 'debian-12', '--project=debian-cloud']),
       ]);
       for (const r of [all, debian, family]) ok(r);
       // One request on the wire: the batch of the project's and the 17 public image projects' lists.
@@ -76,8 +58,8 @@ if (gcloudAvailable('gcloud compute (world)')) {
 
     it('what gcloud read conforms to the discovery document', async () => {
       // The parts of gcloud's batches are journaled as the Compute calls they are.
-      assert.ok((await assertJournalConforms(server.url, server.adminToken)) >= 20);
-      const token = (await server.admin('POST', '/_twin/v1/tokens', { principal: CORA })).access_token;
+      assert.ok((await assertJournalConforms(t.server.url, t.server.adminToken)) >= 20);
+      const token = (await t.server.admin('POST', '/_twin/v1/tokens', { principal: CORA })).access_token;
       for (const path of [
         `projects/${P}/global/networks`,
         `projects/${P}/aggregated/subnetworks`,
@@ -90,7 +72,7 @@ if (gcloudAvailable('gcloud compute (world)')) {
         'projects/debian-cloud/global/images/family/debian-12',
       ]) {
         const url = `/compute/v1/${path}`;
-        const res = await fetch(server.url + url, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(t.server.url + url, { headers: { authorization: `Bearer ${token}` } });
         const body = await res.text();
         assert.equal(res.status, 200, body);
         assertComputeConforms('GET', url, res.status, body);

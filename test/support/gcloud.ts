@@ -11,8 +11,9 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { test } from 'node:test';
-import { adminCall } from './server.ts';
+import { after, before, test } from 'node:test';
+import { adminCall, type ServerProcess, startServer } from './server.ts';
+import { type TestDatabase, freshDatabase } from './store.ts';
 
 /** The absolute path of `gcloud` on PATH, or undefined. */
 export function findGcloud(): string | undefined {
@@ -179,4 +180,37 @@ function toIni(props: Record<string, string>): string {
     sections.get(section)!.push(`${name} = ${value}`);
   }
   return [...sections].map(([s, lines]) => `[${s}]\n${lines.join('\n')}\n`).join('');
+}
+
+/**
+ * Suite hooks: a `cloudtwin serve` process on the suite's store (with `args`), `world` applied,
+ * and a Gcloud acting as `principal` in `project`, started before the suite's tests and stopped
+ * (and its database dropped) after them. Read `server` and `g` inside the tests.
+ */
+export function gcloudServerHooks(opts: { world: unknown; principal: string; project: string; args?: string[] }): { readonly server: ServerProcess; readonly g: Gcloud } {
+  let server: ServerProcess | undefined;
+  let db: TestDatabase | undefined;
+  let g: Gcloud | undefined;
+  before(async () => {
+    db = await freshDatabase();
+    server = await startServer({ databaseUrl: db.url, args: opts.args });
+    await server.admin('POST', '/_twin/v1/world:apply', opts.world);
+    g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: opts.project }, opts.principal);
+  });
+  after(async () => {
+    g?.cleanup();
+    await server?.stop();
+    server?.cleanup();
+    await db?.drop();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the server starts in the suite\'s before hook');
+      return server;
+    },
+    get g() {
+      if (!g) throw new Error('gcloud is set up in the suite\'s before hook');
+      return g;
+    },
+  };
 }
