@@ -10,15 +10,24 @@
  * what runs this test. The one thing changed in the blocks is that server's address in the first
  * step (`export CLOUDTWIN_URL=http://127.0.0.1:8080`). Blocks that call gcloud need it on PATH
  * (skipped outside CI when it is absent, saying so).
+ *
+ * A block marked `<!-- readme.test.ts: tls-server ... -->` (Node over TLS) runs against a second
+ * server this test starts with `--tls` (its own data directory, the first step's world), with
+ * `NODE_EXTRA_CA_CERTS` (its CA) and `CLOUDTWIN_URL` (its https address) as the README tells the
+ * reader to set them. `python` blocks run with `python3` in the first step's shell environment
+ * where `grpcio` is importable (skipped otherwise, saying so); where the API Keys Python package
+ * (`google-cloud-api-keys`, not on the registries these machines reach) is not, with the stand-in
+ * of its client in test/support/python on PYTHONPATH, which makes the same calls on the block's channel.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { findGcloud } from '../support/gcloud.ts';
+import { type ServerProcess, startServer } from '../support/server.ts';
 import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 
@@ -36,8 +45,11 @@ export interface Example {
 
 const SHELL = ['sh', 'bash', 'shell'];
 const SCRIPT = ['js', 'ts', 'javascript', 'typescript'];
-/** The only annotation: the block that starts the server (the test runs its `npm start` in the background). */
+const PYTHON = ['python', 'py'];
+/** The annotation of the block that starts the server (the test runs its `npm start` in the background). */
 export const START_SERVER = 'start-server';
+/** The annotation of a JS block that runs against a server started with `--tls`. */
+export const TLS_SERVER = 'tls-server';
 
 /** The fenced code blocks of a Markdown text, in order, with their readme.test.ts annotation. */
 export function codeBlocks(markdown: string): Example[] {
@@ -64,9 +76,44 @@ export function codeBlocks(markdown: string): Example[] {
   return out;
 }
 
-/** The README's runnable examples: every shell block and every JS/TS block. */
+/** The README's runnable examples: every shell, JS/TS and Python block. */
 export function runnableExamples(markdown: string): Example[] {
-  return codeBlocks(markdown).filter((b) => SHELL.includes(b.lang) || SCRIPT.includes(b.lang));
+  return codeBlocks(markdown).filter((b) => SHELL.includes(b.lang) || SCRIPT.includes(b.lang) || PYTHON.includes(b.lang));
+}
+
+/** Why Python blocks cannot run here (no python3 with grpcio), or false; and whether the API Keys package itself is importable. */
+function python(): { missing: string | false; gapic: boolean } {
+  const has = (module: string) => {
+    try {
+      execFileSync('python3', ['-c', `import ${module}`], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!has('grpc')) return { missing: 'python3 with grpcio is not installed (pip install grpcio)', gapic: false };
+  return { missing: false, gapic: has('google.cloud.api_keys_v2') };
+}
+
+/** The world of the README's first step, for the `--tls` server. */
+const README_WORLD = {
+  organizations: [{ id: '100000000001', domain: 'example.com' }],
+  projects: [{ projectId: 'demo-project', projectNumber: '300000000001', parent: 'organizations/100000000001' }],
+  iamPolicies: [{ resource: 'projects/demo-project', bindings: [{ role: 'roles/serviceusage.apiKeysAdmin', members: ['user:alice@example.com'] }] }],
+};
+
+/** The admin API over HTTPS with `ca` trusted (fetch has no per-call CA option). */
+async function adminOverTls(url: string, adminToken: string, ca: Buffer, path: string, body: unknown): Promise<void> {
+  const { request } = await import('node:https');
+  await new Promise<void>((resolve, reject) => {
+    const req = request(url + path, { method: 'POST', ca, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 /**
@@ -106,6 +153,8 @@ describe('README examples run verbatim, in order, from the quick start on', () =
   let server: ReadyProcess | undefined;
   let serverUrl = '';
   let db: TestDatabase;
+  let tlsServer: ServerProcess | undefined;
+  let tlsDb: TestDatabase | undefined;
   let dir: string;
   let env: NodeJS.ProcessEnv;
 
@@ -127,6 +176,9 @@ describe('README examples run verbatim, in order, from the quick start on', () =
       server.proc.kill('SIGTERM');
       await server.exited;
     }
+    await tlsServer?.stop();
+    tlsServer?.cleanup();
+    await tlsDb?.drop();
     await db?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -135,7 +187,10 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     const text = examples.map((e) => e.code).join('\n');
     assert.ok(examples.length >= 5, `only ${examples.length} runnable examples found`);
     const annotated = examples.filter((e) => e.annotation);
-    assert.deepEqual(annotated.map((e) => e.annotation), [START_SERVER], 'one annotated block, the quick start');
+    assert.deepEqual(annotated.map((e) => e.annotation), [START_SERVER, TLS_SERVER], 'two annotated blocks: the quick start and Node over TLS');
+    const tls = annotated[1];
+    assert.ok(SCRIPT.includes(tls.lang) && tls.code.includes('grpc.credentials.createSsl(') && tls.code.includes('createFromGoogleCredential('), 'the TLS block is a script with the channel credentials');
+    assert.ok(examples.some((e) => PYTHON.includes(e.lang) && e.code.includes('grpc.access_token_call_credentials(token)') && e.code.includes('ApiKeysGrpcTransport(channel=channel)')), 'a Python block with the channel idiom');
     assert.ok(annotated[0].code.includes('npm start') && annotated[0] === examples[0], 'the quick start, with `npm start`, comes first');
     assert.ok(examples[1].code.includes(`export CLOUDTWIN_URL=${README_URL}`), 'the first step sets CLOUDTWIN_URL');
     for (const needle of ['export ADMIN_TOKEN=$(cat .cloudtwin/admin-token)', 'world:apply', "from 'googleapis'", "from '@google-cloud/apikeys'", 'grpc.credentials.createInsecure()', 'gcloud services api-keys', 'npx cloudtwin catalog import']) {
@@ -148,6 +203,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     const state = join(dir, 'exported.sh');
     writeFileSync(state, '');
     const gcloud = findGcloud();
+    const py = python();
     for (const [i, ex] of examples.entries()) {
       const where = `README.md line ${ex.line}`;
       if (ex.annotation === START_SERVER) {
@@ -169,7 +225,29 @@ describe('README examples run verbatim, in order, from the quick start on', () =
       }
       assert.ok(serverUrl, `${where}: runs after the quick start's server is up`);
       let r: Ran;
-      if (SCRIPT.includes(ex.lang)) {
+      if (ex.annotation === TLS_SERVER) {
+        tlsDb = await freshDatabase();
+        tlsServer = await startServer({ databaseUrl: tlsDb.url, args: ['--tls'] });
+        const caPath = join(tlsServer.dataDir, 'tls', 'ca.pem');
+        await adminOverTls(tlsServer.url, tlsServer.adminToken, readFileSync(caPath), '/_twin/v1/world:apply', README_WORLD);
+        const file = join(dir, `example-${i}.mjs`);
+        writeFileSync(file, ex.code);
+        r = await run(process.execPath, [file], dir, { ...env, CLOUDTWIN_URL: tlsServer.url, ADMIN_TOKEN: tlsServer.adminToken, NODE_EXTRA_CA_CERTS: caPath });
+        assert.match(tlsServer.url, /^https:\/\//, `${where}: the server speaks TLS`);
+        assert.match(r.stdout, /AIza[0-9A-Za-z_-]{35}/, `${where}: the example prints the new key string\n${r.stdout}\n${r.stderr}`);
+      } else if (PYTHON.includes(ex.lang)) {
+        if (py.missing) {
+          t.diagnostic(`${where}: ${py.missing}: skipped`);
+          console.log(`${where}: ${py.missing}: skipped`);
+          continue;
+        }
+        const file = join(dir, `example-${i}.py`);
+        writeFileSync(file, ex.code);
+        // the first step's shell environment (CLOUDTWIN_URL, ...), as `python3 example.py` in that shell
+        const script = `source ${state}\nexec python3 ${file}\n`;
+        r = await run('bash', ['-c', script], dir, { ...env, PYTHONDONTWRITEBYTECODE: '1', ...(!py.gapic && { PYTHONPATH: join(ROOT, 'test', 'support', 'python') }) }, 60_000);
+        assert.match(r.stdout, /AIza[0-9A-Za-z_-]{35}/, `${where}: the example prints the new key string\n${r.stdout}\n${r.stderr}`);
+      } else if (SCRIPT.includes(ex.lang)) {
         const file = join(dir, `example-${i}.${ex.lang.startsWith('t') ? 'mts' : 'mjs'}`);
         writeFileSync(file, ex.code);
         const adminToken = readFileSync(join(dir, '.cloudtwin', 'admin-token'), 'utf8').trim();
@@ -193,7 +271,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     const token = ((await (await fetch(`${serverUrl}/_twin/v1/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ principal: 'user:alice@example.com' }) })).json()) as { access_token: string }).access_token;
     const res = await fetch(`${serverUrl}/v2/projects/demo-project/locations/global/keys?showDeleted=true`, { headers: { authorization: `Bearer ${token}` } });
     const ids = (((await res.json()) as { keys?: { name: string }[] }).keys ?? []).map((k: { name: string }) => k.name.split('/').pop());
-    for (const id of ['first', 'k1', 'k2', 'g1', ...(gcloud ? ['web'] : [])]) assert.ok(ids.includes(id), `key ${id} exists: ${ids}`);
+    for (const id of ['first', 'k1', 'k2', 'g1', ...(py.missing ? [] : ['py1']), ...(gcloud ? ['web'] : [])]) assert.ok(ids.includes(id), `key ${id} exists: ${ids}`);
     // the catalogue commands ran against that server: the export holds the generated and imported entries
     const backup = readFileSync(join(dir, 'backup.ndjson'), 'utf8').trim().split('\n');
     assert.ok(backup.length > 10_000, `backup.ndjson has ${backup.length} entries`);
