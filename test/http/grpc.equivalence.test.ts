@@ -20,6 +20,14 @@ import { ALICE, BOB, DEMO, OTHER } from '../support/world.ts';
 const V2 = 'google.api.apikeys.v2';
 const PARENT = `projects/${DEMO.projectId}/locations/global`;
 
+// Over the bounds of REST's body schema (src/services/apikeys/schemas.ts), and of a rule.
+const LONG_NAME = 'n'.repeat(10_001);
+const MANY_REFERRERS = Array.from({ length: 5001 }, (_, i) => `https://r${i}.example.com/*`);
+const LONG_REFERRER = `https://example.com/${'p'.repeat(4096)}`;
+const MANY_METHODS = Array.from({ length: 1001 }, (_, i) => `M${i}`);
+const LONG_ANNOTATION = 'v'.repeat(100_001);
+const MANY_ANNOTATIONS = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
+
 interface GrpcAnswer {
   status: number;
   message: string;
@@ -148,6 +156,14 @@ describe('REST and gRPC: one implementation, two transports', () => {
     { name: 'immutable mask path (ErrorInfo reason)', method: 'UpdateKey', request: 'UpdateKeyRequest', body: { key: { name: `${PARENT}/keys/eq-one` }, updateMask: { paths: ['key_string'] } }, who: ALICE, rest: { method: 'PATCH', url: `/v2/${PARENT}/keys/eq-one?updateMask=key_string`, payload: {} } },
     { name: 'undelete of a live key', method: 'UndeleteKey', request: 'UndeleteKeyRequest', body: { name: `${PARENT}/keys/eq-one` }, who: ALICE, rest: { method: 'POST', url: `/v2/${PARENT}/keys/eq-one:undelete`, payload: {} } },
     { name: 'stale etag', method: 'DeleteKey', request: 'DeleteKeyRequest', body: { name: `${PARENT}/keys/eq-one`, etag: 'W/"x"' }, who: ALICE, rest: { method: 'DELETE', url: `/v2/${PARENT}/keys/eq-one?etag=${encodeURIComponent('W/"x"')}` } },
+    // REST's body-schema bounds (src/services/apikeys/schemas.ts) hold for gRPC messages too, with REST's error
+    { name: 'over-long display name (schema bound)', method: 'CreateKey', request: 'CreateKeyRequest', body: { parent: PARENT, keyId: 'long-name', key: { displayName: LONG_NAME } }, who: ALICE, rest: { method: 'POST', url: `/v2/${PARENT}/keys?keyId=long-name`, payload: { displayName: LONG_NAME } } },
+    { name: 'too many referrers (schema bound)', method: 'CreateKey', request: 'CreateKeyRequest', body: { parent: PARENT, keyId: 'many-refs', key: { restrictions: { browserKeyRestrictions: { allowedReferrers: MANY_REFERRERS } } } }, who: ALICE, rest: { method: 'POST', url: `/v2/${PARENT}/keys?keyId=many-refs`, payload: { restrictions: { browserKeyRestrictions: { allowedReferrers: MANY_REFERRERS } } } } },
+    { name: 'over-long referrer (schema bound)', method: 'CreateKey', request: 'CreateKeyRequest', body: { parent: PARENT, keyId: 'long-ref', key: { restrictions: { browserKeyRestrictions: { allowedReferrers: [LONG_REFERRER] } } } }, who: ALICE, rest: { method: 'POST', url: `/v2/${PARENT}/keys?keyId=long-ref`, payload: { restrictions: { browserKeyRestrictions: { allowedReferrers: [LONG_REFERRER] } } } } },
+    { name: 'too many API target methods (schema bound)', method: 'UpdateKey', request: 'UpdateKeyRequest', body: { key: { name: `${PARENT}/keys/eq-one`, restrictions: { apiTargets: [{ service: 'translate.googleapis.com', methods: MANY_METHODS }] } }, updateMask: { paths: ['restrictions'] } }, who: ALICE, rest: { method: 'PATCH', url: `/v2/${PARENT}/keys/eq-one?updateMask=restrictions`, payload: { restrictions: { apiTargets: [{ service: 'translate.googleapis.com', methods: MANY_METHODS }] } } } },
+    { name: 'over-long annotation value (schema bound)', method: 'UpdateKey', request: 'UpdateKeyRequest', body: { key: { name: `${PARENT}/keys/eq-one`, annotations: { a: LONG_ANNOTATION } }, updateMask: { paths: ['annotations'] } }, who: ALICE, rest: { method: 'PATCH', url: `/v2/${PARENT}/keys/eq-one?updateMask=annotations`, payload: { annotations: { a: LONG_ANNOTATION } } } },
+    { name: 'too many annotations (rule)', method: 'UpdateKey', request: 'UpdateKeyRequest', body: { key: { name: `${PARENT}/keys/eq-one`, annotations: MANY_ANNOTATIONS }, updateMask: { paths: ['annotations'] } }, who: ALICE, rest: { method: 'PATCH', url: `/v2/${PARENT}/keys/eq-one?updateMask=annotations`, payload: { annotations: MANY_ANNOTATIONS } } },
+    { name: 'an annotation value over the rule, under the schema bound', method: 'UpdateKey', request: 'UpdateKeyRequest', body: { key: { name: `${PARENT}/keys/eq-one`, annotations: { a: 'v'.repeat(1025) } }, updateMask: { paths: ['annotations'] } }, who: ALICE, rest: { method: 'PATCH', url: `/v2/${PARENT}/keys/eq-one?updateMask=annotations`, payload: { annotations: { a: 'v'.repeat(1025) } } } },
     { name: 'an operation of no project', method: 'GetOperation', request: 'google.longrunning.GetOperationRequest', body: { name: 'operations/nope' }, who: ALICE, rest: { method: 'GET', url: '/v2/operations/nope' } },
   ];
 

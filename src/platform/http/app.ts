@@ -1,4 +1,4 @@
-import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
@@ -14,7 +14,7 @@ import { createServerLogger, lazyChildLogger, requestLogLine, type ServerLoggerO
 import { prependRouteHook, recordRoutes } from './routes.ts';
 import { scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
-import { validationError } from './validationErrors.ts';
+import { AJV_OPTIONS, validationError } from './validationErrors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,8 +40,6 @@ export interface HttpAppOptions {
   /** Request bodies larger than this get 413. */
   bodyLimit: number;
 }
-
-const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false };
 
 /**
  * Query strings and path parameters arrive as text, so their validator coerces (`pageSize=3`,

@@ -1,3 +1,4 @@
+import { Ajv, type Options as AjvOptions, type ValidateFunction } from 'ajv';
 import { type ApiError, invalidArgument } from './errors.ts';
 import { repeatedParameter } from './queryParams.ts';
 import { echoText, echoValue, isSecretName } from './secrets.ts';
@@ -76,4 +77,21 @@ export function validationError(errors: AjvError[], context: string, bodyName: s
   }
   const description = `Invalid value at '${path}': ${echoText(e.message ?? 'invalid')}`;
   return invalidArgument(description, [{ field: path, description }]);
+}
+
+/** The Ajv options of every request validator (REST's, and `checkMessage`'s for other transports). */
+export const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false };
+
+const exact = new Ajv({ ...AJV_OPTIONS, coerceTypes: false });
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Validates a request message that did not come as a JSON body (a gRPC message, converted to
+ * the JSON shape) against the schema REST validates its body with, and throws the error REST
+ * answers for the same input: one definition of the bounds, for every transport.
+ */
+export function checkMessage(schema: object, data: unknown, bodyName: string): void {
+  let validate = compiled.get(schema);
+  if (!validate) compiled.set(schema, (validate = exact.compile(schema)));
+  if (!validate(data)) throw validationError(validate.errors as AjvError[], 'body', bodyName);
 }

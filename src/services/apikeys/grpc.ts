@@ -1,10 +1,12 @@
 import { ApiError, invalidArgument } from '../../platform/http/errors.ts';
+import { checkMessage } from '../../platform/http/validationErrors.ts';
 import type { CallContext, GrpcFront, GrpcMethod } from '../../platform/grpc/front.ts';
 import { toTimestamp } from '../../platform/grpc/protos.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { WireKey } from './model.ts';
 import { RPC } from './names.ts';
 import { apiKeysMethod } from './routes/common.ts';
+import { KeySchema } from './schemas.ts';
 import type { ApiKeysService, KeyInput, WireOperation } from './service.ts';
 
 /**
@@ -53,7 +55,10 @@ function protoOperation(op: WireOperation, ctx: CallContext): Record<string, unk
   return out;
 }
 
-/** The mutable fields of a Key message (output-only ones are ignored, as REST ignores them). */
+/**
+ * The mutable fields of a Key message (output-only ones are ignored, as REST ignores them),
+ * within the bounds REST's body schema sets (KeySchema: lengths, list sizes), with REST's error.
+ */
 function keyInput(key: Record<string, any> | undefined): KeyInput {
   const k = key ?? {};
   const input: KeyInput = {};
@@ -61,6 +66,7 @@ function keyInput(key: Record<string, any> | undefined): KeyInput {
   if (k.restrictions !== undefined) input.restrictions = k.restrictions;
   if (k.annotations !== undefined) input.annotations = k.annotations;
   if (k.serviceAccountEmail !== undefined) input.serviceAccountEmail = k.serviceAccountEmail;
+  checkMessage(KeySchema, input, 'key');
   return input;
 }
 
