@@ -14,7 +14,7 @@ import { ApiKeysClient } from '@google-cloud/apikeys';
 import gax from 'google-gax';
 import { JWT } from 'google-auth-library';
 import { rejectsWithCode } from '../support/gax.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
+import { type ServerProcess, adminOverTls, startServer } from '../support/server.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 import { BOUND_OK, CI_SA, DEMO, OTHER, testWorld } from '../support/world.ts';
 
@@ -186,20 +186,6 @@ describe('@google-cloud/apikeys over gRPC with TLS (local CA, channel credential
     }
   });
 });
-
-/** The admin API over HTTPS with the local CA trusted (fetch has no per-call CA option). */
-async function adminOverTls(server: ServerProcess, ca: Buffer, method: string, path: string, body?: unknown): Promise<any> {
-  const { request } = await import('node:https');
-  return new Promise((resolve, reject) => {
-    const req = request(server.url + path, { method, ca, headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => (res.statusCode! < 300 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
 
 /** A `cloudtwin serve` with `args` on a fresh database and the test world, for the suite. */
 function serverHooks(args: string[]): () => ServerProcess {

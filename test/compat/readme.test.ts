@@ -27,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { findGcloud } from '../support/gcloud.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
+import { type ServerProcess, adminOverTls, startServer } from '../support/server.ts';
 import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 
@@ -101,20 +101,6 @@ const README_WORLD = {
   projects: [{ projectId: 'demo-project', projectNumber: '300000000001', parent: 'organizations/100000000001' }],
   iamPolicies: [{ resource: 'projects/demo-project', bindings: [{ role: 'roles/serviceusage.apiKeysAdmin', members: ['user:alice@example.com'] }] }],
 };
-
-/** The admin API over HTTPS with `ca` trusted (fetch has no per-call CA option). */
-async function adminOverTls(url: string, adminToken: string, ca: Buffer, path: string, body: unknown): Promise<void> {
-  const { request } = await import('node:https');
-  await new Promise<void>((resolve, reject) => {
-    const req = request(url + path, { method: 'POST', ca, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`${res.statusCode} ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 /**
  * Makes `dir` behave as the reader's checkout after `npm ci`, with this one's code and packages:
@@ -229,7 +215,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
         tlsDb = await freshDatabase();
         tlsServer = await startServer({ databaseUrl: tlsDb.url, args: ['--tls'] });
         const caPath = join(tlsServer.dataDir, 'tls', 'ca.pem');
-        await adminOverTls(tlsServer.url, tlsServer.adminToken, readFileSync(caPath), '/_twin/v1/world:apply', README_WORLD);
+        await adminOverTls(tlsServer, readFileSync(caPath), 'POST', '/_twin/v1/world:apply', README_WORLD);
         const file = join(dir, `example-${i}.mjs`);
         writeFileSync(file, ex.code);
         r = await run(process.execPath, [file], dir, { ...env, CLOUDTWIN_URL: tlsServer.url, ADMIN_TOKEN: tlsServer.adminToken, NODE_EXTRA_CA_CERTS: caPath });

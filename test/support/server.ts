@@ -46,6 +46,20 @@ export async function adminCall(url: string, adminToken: string, method: string,
   return text ? JSON.parse(text) : undefined;
 }
 
+/** Calls the admin API of a twin started with `--tls`, trusting `ca` (fetch has no per-call CA option); throws on a non-2xx answer. */
+export async function adminOverTls(server: Pick<ServerProcess, 'url' | 'adminToken'>, ca: Buffer, method: string, path: string, body?: unknown): Promise<any> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = request(server.url + path, { method, ca, headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => (res.statusCode! < 300 ? resolve(text ? JSON.parse(text) : undefined) : reject(new Error(`admin ${method} ${path} -> ${res.statusCode}: ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
 /** Starts `cloudtwin serve --port 0` as a separate process and waits for its ready line. */
 export async function startServer(opts: ServeOptions = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cloudtwin-srv-'));
