@@ -1,6 +1,6 @@
 // cloudtwin's programmatic API: `startCloudtwin`, an in-process server for a test suite.
 import { randomBytes } from 'node:crypto';
-import { AdminClient, injectTransport } from './fixture/adminClient.ts';
+import { AdminClient, httpTransport } from './fixture/adminClient.ts';
 import { type OperationsMode, type Snapshot, type World, behaviourHelpers, clockHelpers, credentialHelpers, stateHelpers } from './fixture/helpers.ts';
 import { faultHelpers, requestHelpers } from './fixture/faultsAndRequests.ts';
 import { startServing } from './start.ts';
@@ -112,7 +112,9 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
     throw err;
   }
   const { twin, url, port } = running;
-  const admin = new AdminClient(injectTransport(twin.app, adminToken));
+  // Over the socket, not fastify's inject: inject loads light-my-request, which require()s the
+  // ES-module-only `cookie`; jest's module runtime cannot on Node 22 (the README's jest example).
+  const admin = new AdminClient(httpTransport(url, adminToken));
   const helpers = { ...stateHelpers(admin), ...credentialHelpers(admin), ...clockHelpers(admin), ...behaviourHelpers(admin), ...faultHelpers(admin), ...requestHelpers(admin) };
   let initial: Snapshot;
   try {

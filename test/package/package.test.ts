@@ -2,7 +2,8 @@
  * The npm package: `npm pack` (prepack compiles src/ to dist/), the tarball's contents, and an
  * install into a fresh project from the npm cache (`--prefer-offline`) where, on Node 24 and on
  * Node 22, `npx cloudtwin serve` serves (API, admin API, console), the catalogue commands work,
- * `import('cloudtwin')` starts a fixture, and the README's node:test example passes verbatim.
+ * `import('cloudtwin')` starts a fixture, and the README's node:test, vitest and jest examples pass
+ * verbatim (and the jest one fails when an assertion is made to fail).
  *
  * The pack and the install are kept in the OS temp directory under a hash of what goes into the
  * package, so the second run (the other store) and later runs on unchanged sources reuse them.
@@ -24,6 +25,8 @@ const NODE22 = join(NODE22_DIR, 'node_modules', 'node', 'bin', 'node');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 /** The vitest this repository has (so the project's install finds it in the npm cache). */
 const VITEST = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'vitest', 'package.json'), 'utf8')).version as string;
+/** The jest this repository has (likewise). */
+const JEST = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'jest', 'package.json'), 'utf8')).version as string;
 
 /** The fenced code blocks of a Markdown text (as test/compat/readme.test.ts reads them; importing it would run its suites). */
 function codeBlocks(markdown: string): { lang: string; code: string; line: number }[] {
@@ -69,7 +72,7 @@ function packedProject(): { tarball: string; project: string } {
   mkdirSync(project, { recursive: true });
   npm(['pack', '--pack-destination', dir, '--silent'], ROOT);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'uses-cloudtwin', version: '1.0.0', private: true, type: 'module' }, null, 2));
-  npm(['install', '--save-dev', tarball, `vitest@${VITEST}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);
+  npm(['install', '--save-dev', tarball, `vitest@${VITEST}`, `jest@${JEST}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);
   writeFileSync(join(dir, 'ready'), new Date().toISOString());
   return { tarball, project };
 }
@@ -200,6 +203,27 @@ describe('the npm package', () => {
           const r = await run(node, [join(packed.project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file], packed.project, { ...env, CI: '1' });
           assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
           assert.match(r.stdout, /1 passed/);
+        }
+      });
+
+      it("the README's jest example passes as written (NODE_OPTIONS=--experimental-vm-modules npx jest), and fails with a failing expect", async () => {
+        const examples = codeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).filter((b) => b.lang === 'mjs' && b.code.includes("from 'cloudtwin'") && b.code.includes('npx jest'));
+        assert.ok(examples.length >= 1, 'the README has a jest example');
+        const jest = (file: string) => run('npx', ['jest', '--ci', '--runTestsByPath', file], packed.project, { ...env, CI: '1', NODE_OPTIONS: '--experimental-vm-modules' });
+        for (const ex of examples) {
+          const tests = ex.code.match(/^test\(/gm)?.length ?? 0;
+          assert.ok(tests >= 1, `README.md line ${ex.line}: a jest test`);
+          const file = `readme-${ex.line}-${version}.jest.test.mjs`;
+          writeFileSync(join(packed.project, file), ex.code);
+          const r = await jest(file);
+          assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
+          assert.match(r.stderr, new RegExp(`^Tests: +${tests} passed, ${tests} total$`, 'm'), r.stderr);
+          // The same file with one more test whose expect fails: jest exits 1 and counts it.
+          const failing = `readme-${ex.line}-${version}.jest-failing.test.mjs`;
+          writeFileSync(join(packed.project, failing), `${ex.code}\ntest('a failing expect', () => {\n  expect(1 + 1).toBe(3);\n});\n`);
+          const f = await jest(failing);
+          assert.equal(f.code, 1, `${f.stdout}\n${f.stderr}`);
+          assert.match(f.stderr, new RegExp(`^Tests: +1 failed, ${tests} passed, ${tests + 1} total$`, 'm'), f.stderr);
         }
       });
     });
