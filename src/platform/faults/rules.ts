@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ApiError, type CanonicalStatus, GRPC_CODE, invalidArgument } from '../http/errors.ts';
+import { withOperationFailure } from '../operations/injectedFailure.ts';
 
 /**
  * A fault rule as the admin API takes it: which calls it matches, what it does to them, when.
@@ -190,4 +191,36 @@ export function injectedError(a: ErrorAction, api: { service: string; method: st
 export function operationFailureOf(a: ErrorAction): { code: number; message: string; reason?: string; httpCode: number } {
   const status = a.status as CanonicalStatus;
   return { code: GRPC_CODE[status], message: faultMessage(a), reason: a.reason, httpCode: a.httpCode ?? new ApiError({ status, message: '' }).httpCode };
+}
+
+/** How one transport carries on with a call a fault rule acts on. */
+export interface FaultedCall {
+  /** Serve the call (inside the failure's context for `failOperation`). */
+  proceed(): void;
+  /** Answer the injected error instead. */
+  fail(err: ApiError): void;
+  /** Reset the connection or stream. */
+  reset(): void;
+}
+
+/**
+ * What a rule's action does to a call, on any transport (REST's route hook, the gRPC front):
+ * after the action's delay, the call fails with the injected error, runs with the operations it
+ * starts failing, is reset, or runs (latency alone).
+ */
+export function actOnFault(action: FaultAction, api: { service: string; method: string }, call: FaultedCall): void {
+  const act = () => {
+    switch (action.type) {
+      case 'error':
+        return call.fail(injectedError(action, api));
+      case 'failOperation':
+        return withOperationFailure(operationFailureOf(action), () => call.proceed());
+      case 'reset':
+        return call.reset();
+      default:
+        return call.proceed();
+    }
+  };
+  if (action.delayMs) setTimeout(act, action.delayMs);
+  else act();
 }

@@ -7,8 +7,7 @@ import { ApiError, type CanonicalStatus, GRPC_CODE, internalError } from '../htt
 import { errorEnvelopeText } from '../http/envelope.ts';
 import { scrubSecrets } from '../http/secrets.ts';
 import type { FaultDecision } from '../faults/faults.ts';
-import { injectedError, operationFailureOf } from '../faults/rules.ts';
-import { withOperationFailure } from '../operations/injectedFailure.ts';
+import { actOnFault } from '../faults/rules.ts';
 import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
 import { type ProtoTypes, loadProtoTypes } from './protos.ts';
 import { Reflection } from './reflection.ts';
@@ -202,22 +201,25 @@ class Call {
   }
 
   /** A call a fault rule acts on, as REST's (platform/http/apiCalls.ts): an error, latency, a failed operation, a reset stream. */
-  async #faulted(decision: FaultDecision, method: GrpcMethod, handle: () => unknown): Promise<unknown> {
+  #faulted(decision: FaultDecision, method: GrpcMethod, handle: () => unknown): Promise<unknown> {
     this.#fault = decision;
-    const a = decision.action;
-    if (a.delayMs) await new Promise((r) => setTimeout(r, a.delayMs));
-    switch (a.type) {
-      case 'error':
-        throw injectedError(a, method.api);
-      case 'failOperation':
-        return withOperationFailure(operationFailureOf(a), handle);
-      case 'reset':
-        this.#finish(14, 0, 'The stream was reset.');
-        if (!this.#stream.destroyed) this.#stream.close(http2constants.NGHTTP2_INTERNAL_ERROR);
-        return undefined;
-      default:
-        return handle();
-    }
+    return new Promise((resolve, reject) =>
+      actOnFault(decision.action, method.api, {
+        proceed: () => {
+          try {
+            resolve(handle());
+          } catch (err) {
+            reject(err);
+          }
+        },
+        fail: reject,
+        reset: () => {
+          this.#finish(14, 0, 'The stream was reset.');
+          if (!this.#stream.destroyed) this.#stream.close(http2constants.NGHTTP2_INTERNAL_ERROR);
+          resolve(undefined);
+        },
+      }),
+    );
   }
 
   /** The bidirectional reflection stream: one response message per request message, then status OK. */

@@ -2,10 +2,9 @@ import http2 from 'node:http2';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { credentialsOf } from '../auth/plugin.ts';
 import type { ApiMethod } from '../auth/authenticator.ts';
-import { type FaultAction, injectedError, operationFailureOf } from '../faults/rules.ts';
+import { actOnFault } from '../faults/rules.ts';
 import type { FaultDecision, Faults } from '../faults/faults.ts';
 import { type Journal, type JournalEntry, redactedBody } from '../journal/journal.ts';
-import { withOperationFailure } from '../operations/injectedFailure.ts';
 import type { ApiError } from './errors.ts';
 import { onRequestCompleted } from './completion.ts';
 
@@ -108,28 +107,18 @@ function faultHook(api: ApiMethod, faults: Faults, resolveKey: KeyResolver | und
         (decision) => {
           if (!decision) return done();
           request.fault = decision;
-          const act = () => applyFault(decision.action, api, request, reply, journal, done);
-          if (decision.action.delayMs) setTimeout(act, decision.action.delayMs);
-          else act();
+          actOnFault(decision.action, api, {
+            proceed: () => done(),
+            fail: (err) => done(err),
+            reset: () => {
+              if (journal.enabled) recordCall(journal, request, api, 0, null, undefined);
+              resetConnection(reply);
+            },
+          });
         },
         (err: Error) => done(err),
       );
   };
-}
-
-function applyFault(action: FaultAction, api: ApiMethod, request: FastifyRequest, reply: FastifyReply, journal: Journal, done: (err?: Error) => void): void {
-  switch (action.type) {
-    case 'latency':
-      return done();
-    case 'error':
-      return done(injectedError(action, api));
-    case 'failOperation':
-      return withOperationFailure(operationFailureOf(action), () => done());
-    case 'reset':
-      if (journal.enabled) recordCall(journal, request, api, 0, null, undefined);
-      resetConnection(reply);
-      return;
-  }
 }
 
 /** HTTP/1.1: the socket is destroyed (the client sees ECONNRESET); HTTP/2: the stream is reset (RST_STREAM INTERNAL_ERROR). */
