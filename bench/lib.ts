@@ -96,6 +96,8 @@ export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boo
   const usePin = PIN && opts.pin !== false;
   // BENCH_CPU_PROF=<dir>: cloudtwin and baseline processes write a V8 CPU profile there when they stop (to profile under the bench's load).
   if (process.env.BENCH_CPU_PROF && (args[0] === BIN || args[0] === BASELINE_SERVER || args[0] === DURABLE_FLOOR_SERVER)) args = ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, ...args];
+  // BENCH_NODE_ARGS='--trace-gc ...': extra node flags for the cloudtwin process.
+  if (process.env.BENCH_NODE_ARGS && args[0] === BIN) args = [...process.env.BENCH_NODE_ARGS.split(' '), ...args];
   const cmd = usePin ? TASKSET! : process.execPath;
   const argv = usePin ? ['-c', '1', process.execPath, ...args] : args;
   const t0 = performance.now();

@@ -231,7 +231,6 @@ class Call {
     const limit = this.#server.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     let trailers: Record<string, string> = { 'grpc-status': '0' };
     stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING }, { waitForTrailers: true });
-    stream.removeAllListeners('wantTrailers');
     stream.once('wantTrailers', () => stream.sendTrailers(trailers));
     const stop = (status: CanonicalStatus, message: string) => {
       if (this.#done) return;
@@ -329,8 +328,6 @@ class Call {
     const data = frame(message);
     this.#finish(0, 200);
     stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING }, { waitForTrailers: true });
-    // The stream came through node:http2's compatibility layer, whose response would send its own (empty) trailers.
-    stream.removeAllListeners('wantTrailers');
     stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
     stream.end(data);
   }

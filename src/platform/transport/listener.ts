@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
+import { type Http2ServerRequest, type IncomingHttpHeaders, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 
@@ -105,9 +105,14 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
     session.once('close', () => sessions.delete(session));
   });
   const grpc = appl.grpc;
-  http2.on('request', (req: Http2ServerRequest, res: Http2ServerResponse) => {
-    if (grpc && isContentTypeGrpc(req.headers['content-type'])) grpc(req.stream, req.headers);
-    else appl.http2Request(req, res);
+  // gRPC calls take the raw stream; every other request goes through node:http2's compatibility
+  // layer (request/response objects, as Fastify's router expects), which a second, never-listening
+  // server applies to the streams handed to it: a gRPC call pays nothing for it.
+  const compat = createHttp2Server();
+  compat.on('request', (req: Http2ServerRequest, res: Http2ServerResponse) => appl.http2Request(req, res));
+  http2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+    if (grpc && isContentTypeGrpc(headers['content-type'])) grpc(stream, headers);
+    else compat.emit('stream', stream, headers, flags, rawHeaders);
   });
   // A session with no stream for this long is closed, like an idle HTTP/1.1 keep-alive connection.
   http2.on('session', (session) => session.setTimeout(120_000, () => session.close()));
