@@ -165,7 +165,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     const faults = new Faults({ store, clock, ids, resolveProject: async (p) => (await iam.directory()).project(p) });
     await faults.reload();
     const grpc = new GrpcFront({ authenticator, log: app.log, faults });
-    grpc.onCompleted((call) => metrics.requests.observe(metrics.requests.route('POST', call.path), call.httpCode, call.durationMs / 1000));
+    grpc.onCompleted((call) => metrics.requests.observe(metrics.requests.route('POST', call.route ?? 'unmatched'), call.httpCode, call.durationMs / 1000));
     grpc.onCompleted((call) => logGrpcCall(app.log, call));
     if (journal.enabled) grpc.onCompleted((call) => recordGrpcCall(journal, call));
     installAuthentication(app, authenticator);

@@ -136,8 +136,15 @@ describe('@google-cloud/apikeys over gRPC (insecure channel, token per call)', (
   });
 
   it('honours a deadline', async () => {
-    // A deadline already past when the call arrives.
-    await rejectsWithCode(client.listKeys({ parent: DEMO_PARENT }, { ...auth(), timeout: 1, retry: null } as never), 4);
+    // The call takes 2 s (a latency fault); its deadline is 200 ms.
+    const rule = await server.admin('POST', '/_twin/v1/faults', { match: { method: 'apikeys.projects.locations.keys.list' }, action: { type: 'latency', delayMs: 2000 } });
+    try {
+      const t0 = performance.now();
+      await rejectsWithCode(client.listKeys({ parent: DEMO_PARENT }, { ...auth(), timeout: 200, retry: null } as never), 4);
+      assert.ok(performance.now() - t0 < 1500);
+    } finally {
+      await server.admin('DELETE', `/_twin/v1/faults/${rule.id}`);
+    }
   });
 });
 

@@ -184,6 +184,10 @@ describe('REST and gRPC: one implementation, two transports', () => {
   it('answers the front end’s own errors with a clear status', async () => {
     const body = encode(`${V2}.GetKeyRequest`, { name: `${PARENT}/keys/x` });
     assert.equal((await rawCall(session, '/no.Such/Method', body, auth(ALICE))).status, 12);
+    // A path no method serves is counted under one label: callers cannot grow the metrics without bound.
+    const metrics = (await t.twin.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.doesNotMatch(metrics, /no\.Such/);
+    assert.match(metrics, /method="POST",route="unmatched",code="501"/);
     assert.equal((await rawCall(session, `/${V2}.ApiKeys/NoSuch`, body, auth(ALICE))).status, 12);
     assert.equal((await rawCall(session, '/google.longrunning.Operations/ListOperations', encode('google.longrunning.ListOperationsRequest', {}), auth(ALICE))).status, 12);
     // malformed protobuf: a field header with a truncated length
@@ -208,6 +212,23 @@ describe('REST and gRPC: one implementation, two transports', () => {
       s.end('{}');
     });
     assert.equal(json['grpc-status'], '12');
+  });
+
+  it('honours grpc-timeout: a call still running at its deadline ends DEADLINE_EXCEEDED, from the server', async () => {
+    const rule = (await t.admin('POST', '/_twin/v1/faults', { match: { method: 'apikeys.projects.locations.keys.get' }, action: { type: 'latency', delayMs: 1500 } })).json();
+    try {
+      const body = encode(`${V2}.GetKeyRequest`, { name: `${PARENT}/keys/eq-one` });
+      const t0 = performance.now();
+      const a = await rawCall(session, `/${V2}.ApiKeys/GetKey`, body, { ...auth(ALICE), 'grpc-timeout': '150m' });
+      const elapsed = performance.now() - t0;
+      assert.equal(a.status, 4, a.message);
+      assert.equal(a.message, 'Deadline Exceeded');
+      assert.ok(elapsed >= 140 && elapsed < 1200, `answered after ${elapsed.toFixed(0)} ms`);
+      // No deadline, or a malformed one: the call runs to its end.
+      assert.equal((await rawCall(session, `/${V2}.ApiKeys/GetKey`, body, { ...auth(ALICE), 'grpc-timeout': 'soon' })).status, 0);
+    } finally {
+      await t.admin('DELETE', `/_twin/v1/faults/${rule.id}`);
+    }
   });
 
   it('encodes grpc-message as the spec says: only bytes outside 0x20-0x7E, and %', () => {

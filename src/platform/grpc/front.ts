@@ -31,8 +31,10 @@ export interface GrpcMethod {
 
 /** One finished call, as logs, metrics and the request journal see it. */
 export interface CompletedCall {
-  /** `/package.Service/Method` */
+  /** `/package.Service/Method` as the call named it (at most 300 characters). */
   path: string;
+  /** The path when it names a method this server serves (metrics label by it; any other path is one `unmatched` label). */
+  route?: string;
   /** The gRPC status code, and the HTTP status REST answers for the same outcome. */
   grpcCode: number;
   httpCode: number;
@@ -69,7 +71,7 @@ export class GrpcFront {
   readonly services = new Map<string, Map<string, GrpcMethod>>();
   readonly #completed: ((call: CompletedCall) => void)[] = [];
   readonly #opts: GrpcFrontOptions;
-  readonly #server = lazy(async () => new (await import('./server.ts')).GrpcServer(this, this.#opts));
+  readonly #server = lazy(async () => (this.#loaded = new (await import('./server.ts')).GrpcServer(this, this.#opts)));
 
   constructor(opts: GrpcFrontOptions) {
     this.#opts = opts;
@@ -96,8 +98,11 @@ export class GrpcFront {
     }
   }
 
+  #loaded: import('./server.ts').GrpcServer | undefined;
+
   readonly handler: GrpcStreamHandler = (stream: ServerHttp2Stream, headers) => {
     const receivedAt = performance.now();
+    if (this.#loaded) return this.#loaded.serve(stream, headers, receivedAt);
     this.#server().then(
       (server) => server.serve(stream, headers, receivedAt),
       (err) => {

@@ -13,6 +13,12 @@ export const SERVED_PROTOS = ['google/api/apikeys/v2/apikeys.proto', 'google/lon
 export interface ProtoTypes {
   root: protobuf.Root;
   type(name: string): protobuf.Type;
+  /**
+   * A message given as a plain object (protobuf.js field names), in wire format. Plain objects are
+   * encoded as they are (no Message instances made first) unless the type has enum fields, whose
+   * names `fromObject` turns into numbers.
+   */
+  encode(name: string, value: Record<string, unknown>): Uint8Array;
   /** `google.protobuf.Any` of a message given as a plain object. */
   any(typeName: string, value: Record<string, unknown>): { type_url: string; value: Uint8Array };
 }
@@ -29,18 +35,38 @@ export function loadProtoTypes(): ProtoTypes {
     if (!t) cache.set(name, (t = root.lookupType(name)));
     return t;
   };
+  const plain = new Map<protobuf.Type, boolean>();
+  const encode = (name: string, value: Record<string, unknown>) => {
+    const t = type(name);
+    let direct = plain.get(t);
+    if (direct === undefined) plain.set(t, (direct = !hasEnums(t, new Set())));
+    return t.encode(direct ? value : t.fromObject(value)).finish();
+  };
   return {
     root,
     type,
-    any: (typeName, value) => {
-      const t = type(typeName);
-      return { type_url: `type.googleapis.com/${typeName}`, value: t.encode(t.fromObject(value)).finish() };
-    },
+    encode,
+    any: (typeName, value) => ({ type_url: `type.googleapis.com/${typeName}`, value: encode(typeName, value) }),
   };
+}
+
+/** Whether a message type, or one nested in it, has an enum field. */
+function hasEnums(t: protobuf.Type, seen: Set<protobuf.Type>): boolean {
+  if (seen.has(t)) return false;
+  seen.add(t);
+  return t.fieldsArray.some((f) => {
+    const r = f.resolve().resolvedType;
+    return r !== null && (!('fieldsArray' in r) || hasEnums(r as protobuf.Type, seen));
+  });
 }
 
 /** RFC 3339 text (`2024-01-02T03:04:05.123456789Z`) as a `google.protobuf.Timestamp`, to the nanosecond. */
 export function toTimestamp(text: string): { seconds: number; nanos: number } {
+  // The times the services keep (`Date.toISOString`, to the millisecond): read as they are.
+  if (text.length === 24 && text.charCodeAt(23) === 0x5a && text.charCodeAt(19) === 0x2e) {
+    const ms = Date.parse(text);
+    if (Number.isFinite(ms)) return { seconds: Math.floor(ms / 1000), nanos: (ms - Math.floor(ms / 1000) * 1000) * 1_000_000 };
+  }
   const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text);
   if (!m) throw new Error(`not an RFC 3339 time: ${text}`);
   const seconds = Math.floor(Date.parse(m[1] + m[3]) / 1000);

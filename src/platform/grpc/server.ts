@@ -12,13 +12,17 @@ import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
 import { type ProtoTypes, loadProtoTypes } from './protos.ts';
 import { Reflection } from './reflection.ts';
 
+const ignore = () => {};
 const REFLECTION = /^\/grpc\.reflection\.(v1|v1alpha)\.ServerReflection\/ServerReflectionInfo$/;
 
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const DECOMPRESS: Record<string, (b: Buffer) => Promise<Buffer>> = { gzip: promisify(gunzip), deflate: promisify(inflate) };
 const ACCEPT_ENCODING = 'identity,deflate,gzip';
 const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
-const STATUS_OF_CODE = Object.fromEntries(Object.entries(GRPC_CODE).map(([s, c]) => [c, s])) as Record<number, CanonicalStatus>;
+// node:http2 copies headers and options it is given: one object each serves every call.
+const RESPONSE_HEADERS = Object.freeze({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING });
+const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
+const OK_TRAILERS = Object.freeze({ 'grpc-status': '0' });
 
 /**
  * `grpc-message` as the gRPC spec says (PROTOCOL-HTTP2.md): the UTF-8 bytes, each byte outside
@@ -82,14 +86,15 @@ export class GrpcServer {
   readonly #front: GrpcFront;
   readonly #opts: GrpcFrontOptions;
   readonly types: ProtoTypes;
-  readonly #statusType;
 
   constructor(front: GrpcFront, opts: GrpcFrontOptions) {
     this.#front = front;
     this.#opts = opts;
     this.types = loadProtoTypes();
-    this.#statusType = this.types.type('google.rpc.Status');
   }
+
+  /** `/package.Service/Method` -> its method, filled as calls name them (only paths a service serves are kept). */
+  readonly #routes = new Map<string, GrpcMethod>();
 
   serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, receivedAt: number): void {
     const path = header(headers, ':path') ?? '';
@@ -100,17 +105,23 @@ export class GrpcServer {
       if (contentType !== 'application/grpc' && !/^application\/grpc(\+proto)?(;|$)/.test(contentType)) {
         throw new CallError('UNIMPLEMENTED', `The content type ${contentType} is not supported; use application/grpc (protobuf messages).`);
       }
+      const method = this.#routes.get(path) ?? this.#route(path);
+      if (method) return call.run(method);
       const reflection = REFLECTION.exec(path);
       if (reflection) return call.reflect(`grpc.reflection.${reflection[1]}`, this.reflection);
       const m = /^\/([A-Za-z0-9_.]+)\/([A-Za-z0-9_]+)$/.exec(path);
-      const service = m ? this.#front.services.get(m[1]) : undefined;
-      if (!service) throw new CallError('UNIMPLEMENTED', `The server does not implement the service of ${path.slice(0, 200)}.`);
-      const method = service.get(m![2]);
-      if (!method) throw new CallError('UNIMPLEMENTED', `The server does not implement the method ${path.slice(0, 200)}.`);
-      call.run(method);
+      if (!m || !this.#front.services.has(m[1])) throw new CallError('UNIMPLEMENTED', `The server does not implement the service of ${path.slice(0, 200)}.`);
+      throw new CallError('UNIMPLEMENTED', `The server does not implement the method ${path.slice(0, 200)}.`);
     } catch (err) {
       call.fail(err);
     }
+  }
+
+  #route(path: string): GrpcMethod | undefined {
+    const slash = path.lastIndexOf('/');
+    const method = path.startsWith('/') && slash > 0 ? this.#front.services.get(path.slice(1, slash))?.get(path.slice(slash + 1)) : undefined;
+    if (method) this.#routes.set(path, method);
+    return method;
   }
 
   /** The error as `google.rpc.Status` fields: exactly the REST envelope's message and details. */
@@ -119,7 +130,7 @@ export class GrpcServer {
     const details = (rest.details ?? []).map(({ '@type': url, ...fields }) => this.types.any(String(url).slice(String(url).lastIndexOf('/') + 1), fields));
     const code = err.grpcCode;
     if (!details.length) return { code, message: rest.message };
-    const bin = this.#statusType.encode(this.#statusType.fromObject({ code, message: rest.message, details })).finish();
+    const bin = this.types.encode('google.rpc.Status', { code, message: rest.message, details });
     return { code, message: rest.message, detailsBin: Buffer.from(bin).toString('base64') };
   }
 
@@ -153,6 +164,11 @@ class Call {
   #project: string | undefined;
   #fault: FaultDecision | undefined;
   #operation: string | undefined;
+  #route: string | undefined;
+
+  readonly #onClose = () => {
+    if (!this.#done) this.#finish(1, 499, 'The client cancelled the call.');
+  };
 
   constructor(server: GrpcServer, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
     this.#server = server;
@@ -160,13 +176,12 @@ class Call {
     this.#headers = headers;
     this.#path = path;
     this.#receivedAt = receivedAt;
-    stream.on('error', () => {}); // a reset stream: the call ends as cancelled below
-    stream.once('close', () => {
-      if (!this.#done) this.#finish(1, 499, 'The client cancelled the call.');
-    });
+    stream.on('error', ignore); // a reset stream: the call ends as cancelled below
+    stream.on('close', this.#onClose);
   }
 
   run(method: GrpcMethod): void {
+    this.#route = this.#path;
     const deadline = timeoutMs(this.#headers['grpc-timeout']);
     if (deadline !== undefined) {
       this.#timer = setTimeout(() => this.fail(new CallError('DEADLINE_EXCEEDED', 'Deadline Exceeded')), Math.max(0, Math.ceil(deadline)));
@@ -194,8 +209,7 @@ class Call {
         if (this.#done) return;
         const name = (answer as { name?: unknown } | undefined)?.name;
         if (typeof name === 'string' && name.startsWith('operations/')) this.#operation = name;
-        const responseType = types.type(method.responseType);
-        this.#reply(responseType.encode(responseType.fromObject(answer as Record<string, unknown>)).finish());
+        this.#reply(types.encode(method.responseType, answer as Record<string, unknown>));
       },
     ).catch((err) => this.fail(err));
   }
@@ -224,13 +238,13 @@ class Call {
 
   /** The bidirectional reflection stream: one response message per request message, then status OK. */
   reflect(pkg: string, reflection: Reflection): void {
+    this.#route = this.#path;
     const stream = this.#stream;
     const types = this.#server.types;
     const requestType = types.type(`${pkg}.ServerReflectionRequest`);
-    const responseType = types.type(`${pkg}.ServerReflectionResponse`);
     const limit = this.#server.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     let trailers: Record<string, string> = { 'grpc-status': '0' };
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING }, { waitForTrailers: true });
+    stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
     stream.once('wantTrailers', () => stream.sendTrailers(trailers));
     const stop = (status: CanonicalStatus, message: string) => {
       if (this.#done) return;
@@ -256,7 +270,7 @@ class Call {
         } catch (err) {
           return stop('INVALID_ARGUMENT', `The request message is not a valid ${pkg}.ServerReflectionRequest: ${String((err as Error).message).slice(0, 200)}`);
         }
-        stream.write(frame(responseType.encode(responseType.fromObject(answer)).finish()));
+        stream.write(frame(types.encode(`${pkg}.ServerReflectionResponse`, answer)));
       }
     });
     stream.once('end', () => {
@@ -285,12 +299,15 @@ class Call {
       const chunks: Buffer[] = [];
       let size = 0;
       let declared: number | undefined;
+      const detach = () => {
+        stream.removeListener('data', onData);
+        stream.removeListener('end', onEnd);
+      };
       const stop = (err: Error) => {
-        stream.removeAllListeners('data');
-        stream.removeAllListeners('end');
+        detach();
         reject(err);
       };
-      stream.on('data', (chunk: Buffer) => {
+      const onData = (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
         if (declared === undefined && size >= 5) {
@@ -299,9 +316,10 @@ class Call {
           if (declared > limit) stop(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${declared} vs. ${limit})`));
         }
         if (size > limit + 5 + 5) stop(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${size - 5} vs. ${limit})`));
-      });
-      stream.once('end', () => {
-        const all = Buffer.concat(chunks);
+      };
+      const onEnd = () => {
+        detach();
+        const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         if (all.length < 5) return reject(new CallError('INVALID_ARGUMENT', 'The call carried no request message.'));
         const length = all.readUInt32BE(1);
         if (all.length < 5 + length) return reject(new CallError('INVALID_ARGUMENT', 'The request message was cut short.'));
@@ -316,7 +334,9 @@ class Call {
           (plain) => (plain.length > limit ? reject(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${plain.length} vs. ${limit})`)) : resolve(plain)),
           () => reject(new CallError('INVALID_ARGUMENT', `The message could not be decompressed (${encoding}).`)),
         );
-      });
+      };
+      stream.on('data', onData);
+      stream.once('end', onEnd);
     });
   }
 
@@ -327,8 +347,8 @@ class Call {
     // The message is framed before anything is sent: an answer is whole or not at all.
     const data = frame(message);
     this.#finish(0, 200);
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-accept-encoding': ACCEPT_ENCODING }, { waitForTrailers: true });
-    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
+    stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
     stream.end(data);
   }
 
@@ -358,8 +378,11 @@ class Call {
   #finish(grpcCode: number, httpCode: number, message?: string, error?: ApiError): void {
     this.#done = true;
     if (this.#timer) clearTimeout(this.#timer);
+    // node:http2 keeps a finished stream (and all it references) until a full GC: the call lets go of it now.
+    this.#stream.removeListener('close', this.#onClose);
     this.#server.front.completed({
       path: this.#path.slice(0, 300),
+      route: this.#route,
       grpcCode,
       httpCode,
       message,
@@ -373,7 +396,6 @@ class Call {
       durationMs: performance.now() - this.#receivedAt,
       remoteAddress: this.#stream.session?.socket?.remoteAddress,
     });
-    void STATUS_OF_CODE;
   }
 }
 
