@@ -1,136 +1,156 @@
-// Benchmark: getKey over gRPC against getKey over REST, same run, same server (pinned to its
-// own CPU): the server's CPU time per call and p50/p99 latency at concurrency 8, in alternating
-// slices (the target: gRPC at most 1.2x REST's server CPU per call). Also the server's RSS at
-// idle before any gRPC call and after the first (gRPC loads lazily), and its start-up.
+// Benchmark: getKey over gRPC against getKey over REST, same run, same server (pinned to its own
+// CPU): the server's CPU time per call and p50/p99 latency at concurrency 8 (the target: gRPC at
+// most 1.2x REST's server CPU per call). Also the server's RSS at idle before any gRPC call and
+// after the first (gRPC loads lazily), and its start-up.
 //
-//   npm run bench:grpc        (env: BENCH_SECONDS=8, BENCH_CONCURRENCY=8)
-import { Agent, request } from 'node:http';
-import { connect } from 'node:http2';
-import { cpuMs, deadline, fmt, pinSelf, prepareKey, printSummary, printTable, rssMiB, startCloudtwin, summarize } from './lib.ts';
+// The load generator is h2load (Debian's nghttp2-client), in C, for both transports: REST as 8
+// HTTP/1.1 keep-alive connections, gRPC as one HTTP/2 connection with 8 streams in flight (as a
+// grpc-js channel multiplexes). A generator in Node cannot keep a node:http2 server busy (its own
+// HTTP/2 client costs more per call than the server), and a server that waits pays for waking up
+// in every write: its CPU per call then measures the generator as much as itself. Three figures:
+//   1. at concurrency 8, both transports driven as fast as the server answers (the target's own terms);
+//   2. at one request rate for both, below what either serves (the same wake-ups on both sides);
+//   3. the transport floors, measured the same way: a bare fastify route (HTTP/1.1) against a bare
+//      node:http2 unary answer (bench/baselineGrpcServer.ts), the ratio no gRPC server on
+//      node:http2 can go below for the same work.
+//
+//   npm run bench:grpc        (env: BENCH_SECONDS=8 per measure and transport, BENCH_CONCURRENCY=8)
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { cpuMs, deadline, fmt, pinSelf, prepareKey, printSummary, printTable, rssMiB, spawnNode, startBaseline, startCloudtwin, summarize, tempDir } from './lib.ts';
 
-deadline(150);
+deadline(300);
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const SLICES = 8;
-const layout = pinSelf();
+const ROUNDS = 4;
+const layout = pinSelf(); // h2load, started from here, runs on this process's CPU
 
-/** `GetKeyRequest { name = 1 }` as a gRPC length-prefixed message (hand-encoded: no protobuf library in the load generator). */
-function getKeyFrame(name: string): Buffer {
-  const n = Buffer.from(name);
-  const msg = Buffer.concat([Buffer.from([0x0a]), varint(n.length), n]);
+try {
+  execFileSync('h2load', ['--version'], { stdio: 'ignore' });
+} catch {
+  process.stderr.write('bench:grpc drives both transports with h2load: apt-get install nghttp2-client\n');
+  process.exit(1);
+}
+const run = promisify(execFile);
+const dir = tempDir('cloudtwin-bench-grpc-');
+
+/** One gRPC request message as a length-prefixed frame (hand-encoded: `field 1, length-delimited`). */
+function grpcFrame(field1: string): Buffer {
+  const s = Buffer.from(field1);
+  if (s.length > 127) throw new Error('one-byte length only');
+  const msg = Buffer.concat([Buffer.from([0x0a, s.length]), s]);
   const head = Buffer.alloc(5);
   head.writeUInt32BE(msg.length, 1);
   return Buffer.concat([head, msg]);
 }
 
-function varint(v: number): Buffer {
-  const out: number[] = [];
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
+interface Target {
+  name: string;
+  /** h1: `concurrency` HTTP/1.1 connections; grpc: one h2c connection, `concurrency` streams. */
+  kind: 'h1' | 'grpc';
+  url: string;
+  pid: number;
+  headers?: string[];
+  body?: string;
+}
+
+interface Slice {
+  calls: number;
+  cpuMs: number;
+  latenciesMs: number[];
+  failed: number;
+}
+
+/** h2load against one target for `secs` (at `rate` calls/s in all, or as fast as it answers). */
+async function drive(t: Target, secs: number, rate?: number): Promise<Slice> {
+  const log = join(dir, 'requests.log');
+  rmSync(log, { force: true }); // h2load appends
+  const args = t.kind === 'h1' ? ['--h1', '-c', String(concurrency)] : ['-c', '1', '-m', String(concurrency), '-H', 'content-type: application/grpc', '-H', 'te: trailers'];
+  if (rate !== undefined) args.push(`--rps=${t.kind === 'h1' ? rate / concurrency : rate}`);
+  if (t.body) args.push('-d', t.body);
+  for (const h of t.headers ?? []) args.push('-H', h);
+  const before = cpuMs(t.pid);
+  const { stdout } = await run('h2load', [...args, '-D', `${Math.round(secs * 1000)}ms`, '--log-file', log, t.url], { maxBuffer: 1 << 24 });
+  const cpu = cpuMs(t.pid) - before;
+  const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const latenciesMs = lines.map((l) => Number(l.split('\t')[2]) / 1000);
+  const failed = lines.filter((l) => l.split('\t')[1] !== '200').length + Number(/(\d+) failed/.exec(stdout)?.[1] ?? 0);
+  return { calls: lines.length, cpuMs: cpu, latenciesMs, failed };
+}
+
+/** Two targets in alternating slices (ROUNDS each way), after a warm-up each. */
+async function pair(a: Target, b: Target, rate?: number): Promise<[Row, Row]> {
+  await drive(a, 1, rate);
+  await drive(b, 1, rate);
+  const acc = [a, b].map(() => ({ calls: 0, cpuMs: 0, lat: [] as number[], failed: 0 }));
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const j of i % 2 === 0 ? [0, 1] : [1, 0]) {
+      const s = await drive(j === 0 ? a : b, seconds / ROUNDS, rate);
+      acc[j].calls += s.calls;
+      acc[j].cpuMs += s.cpuMs;
+      acc[j].failed += s.failed;
+      for (const l of s.latenciesMs) acc[j].lat.push(l);
+    }
   }
-  out.push(v);
-  return Buffer.from(out);
+  return [row(a, acc[0]), row(b, acc[1])];
 }
 
-type Caller = () => Promise<void>;
+type Row = { target: string; calls: string; 'calls/s': number; 'p50 ms': number; 'p99 ms': number; 'server CPU us/call': number; failed: string };
 
-/** Runs `concurrency` closed loops of `call` for `ms`; latencies in ms. */
-async function drive(call: Caller, ms: number): Promise<{ latencies: number[]; errors: number }> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + ms;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        try {
-          await call();
-          latencies.push(performance.now() - t);
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  return { latencies, errors };
+function row(t: Target, r: { calls: number; cpuMs: number; lat: number[]; failed: number }): Row {
+  const s = summarize(r.lat);
+  return { target: t.name, calls: String(r.calls), 'calls/s': r.calls / seconds, 'p50 ms': s.p50, 'p99 ms': s.p99, 'server CPU us/call': (r.cpuMs * 1000) / r.calls, failed: String(r.failed) };
 }
+
+const cpuRatio = (g: Row, r: Row) => g['server CPU us/call'] / r['server CPU us/call'];
 
 const twin = await startCloudtwin();
+const restFloor = await startBaseline();
+const grpcFloor = await spawnNode([new URL('./baselineGrpcServer.ts', import.meta.url).pathname], /grpc baseline listening on (http:\/\/\S+)/);
 try {
   const startupRss = rssMiB(twin.pid);
   const { token, keyName } = await prepareKey(twin);
-  const url = new URL(twin.url);
-  const path = `/v2/${keyName}`;
-  const auth = `Bearer ${token}`;
-
-  // REST: HTTP/1.1 keep-alive, one socket per loop.
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const rest: Caller = () =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path, agent, headers: { authorization: auth } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(String(res.statusCode)))));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-
-  // gRPC: one HTTP/2 connection, `concurrency` streams in flight (as grpc-js multiplexes a channel).
-  const session = connect(twin.url);
-  const frame = getKeyFrame(keyName);
-  const grpc: Caller = () =>
-    new Promise((resolve, reject) => {
-      const stream = session.request({ ':method': 'POST', ':path': '/google.api.apikeys.v2.ApiKeys/GetKey', 'content-type': 'application/grpc', te: 'trailers', authorization: auth });
-      let status: string | undefined;
-      stream.on('trailers', (t) => (status = String(t['grpc-status'])));
-      stream.on('response', (h) => {
-        if (h['grpc-status'] !== undefined) status = String(h['grpc-status']);
-      });
-      stream.resume();
-      stream.on('end', () => (status === '0' ? resolve() : reject(new Error(`grpc-status ${status}`))));
-      stream.on('error', reject);
-      stream.end(frame);
-    });
+  const auth = `authorization: Bearer ${token}`;
+  writeFileSync(join(dir, 'getKey.bin'), grpcFrame(keyName));
+  writeFileSync(join(dir, 'floor.bin'), grpcFrame('a'));
+  const rest: Target = { name: 'GET /v2/{key} (REST, HTTP/1.1)', kind: 'h1', url: `${twin.url}/v2/${keyName}`, pid: twin.pid, headers: [auth] };
+  const grpc: Target = { name: 'ApiKeys/GetKey (gRPC, h2c)', kind: 'grpc', url: `${twin.url}/google.api.apikeys.v2.ApiKeys/GetKey`, pid: twin.pid, headers: [auth], body: join(dir, 'getKey.bin') };
 
   const idleRssBeforeGrpc = rssMiB(twin.pid);
-  await grpc(); // the first call loads protobuf.js and the .proto files
+  await drive(grpc, 0.2, 10); // the first calls load protobuf.js and the .proto files
   const rssAfterFirstGrpc = rssMiB(twin.pid);
 
-  // Warm-up, then alternating slices; server CPU measured around each slice.
-  await drive(rest, 1000);
-  await drive(grpc, 1000);
-  const totals = { rest: { lat: [] as number[], cpu: 0, n: 0, errors: 0 }, grpc: { lat: [] as number[], cpu: 0, n: 0, errors: 0 } };
-  for (let i = 0; i < SLICES; i++) {
-    for (const kind of i % 2 === 0 ? (['rest', 'grpc'] as const) : (['grpc', 'rest'] as const)) {
-      const before = cpuMs(twin.pid);
-      const r = await drive(kind === 'rest' ? rest : grpc, (seconds * 1000) / SLICES);
-      const t = totals[kind];
-      t.cpu += cpuMs(twin.pid) - before;
-      t.n += r.latencies.length;
-      t.errors += r.errors;
-      t.lat.push(...r.latencies);
-    }
-  }
-  session.close();
-  agent.destroy();
+  const [restRow, grpcRow] = await pair(rest, grpc);
+  printTable(`1. getKey at concurrency ${concurrency}, as fast as the server answers; ${layout}`, [restRow, grpcRow]);
+  const rate = Math.round((0.6 * Math.min(restRow['calls/s'], grpcRow['calls/s'])) / 100) * 100;
+  const [restEq, grpcEq] = await pair(rest, grpc, rate);
+  printTable(`2. getKey at ${rate.toLocaleString('en-US')} calls/s each (60 % of the slower one's rate above)`, [restEq, grpcEq]);
+  const [restBare, grpcBare] = await pair(
+    { name: 'bare fastify route (HTTP/1.1)', kind: 'h1', url: `${restFloor.url}/baseline`, pid: restFloor.pid, headers: [auth] },
+    { name: 'bare node:http2 unary answer (h2c)', kind: 'grpc', url: `${grpcFloor.url}/bench.Floor/Call`, pid: grpcFloor.pid, headers: [auth], body: join(dir, 'floor.bin') },
+  );
+  printTable(`3. the transport floors at concurrency ${concurrency}, as fast as they answer`, [restBare, grpcBare]);
 
-  const row = (name: string, t: (typeof totals)['rest']) => {
-    const s = summarize(t.lat);
-    return { target: name, calls: String(t.n), 'calls/s': t.n / seconds, 'p50 ms': s.p50, 'p99 ms': s.p99, 'server CPU us/call': (t.cpu * 1000) / t.n, errors: String(t.errors) };
-  };
-  const restRow = row('GET /v2/{key} (REST, HTTP/1.1)', totals.rest);
-  const grpcRow = row('ApiKeys/GetKey (gRPC, h2c)', totals.grpc);
-  printTable(`getKey at concurrency ${concurrency}; ${layout}`, [restRow, grpcRow]);
-  const ratio = grpcRow['server CPU us/call'] / restRow['server CPU us/call'];
+  // Every call succeeded: h2load sees HTTP 200 either way, the server's metrics count gRPC statuses (as their HTTP codes).
+  const metrics = await (await fetch(`${twin.url}/metrics`)).text();
+  const failures = metrics.split('\n').filter((l) => /GetKey|keys\/\{key\}/i.test(l) && /code="(?!200)/.test(l) && !l.startsWith('#'));
+  const failedCalls = [restRow, grpcRow, restEq, grpcEq].reduce((n, r) => n + Number(r.failed), 0);
+
+  const ratio = cpuRatio(grpcRow, restRow);
+  const us = (r: Row) => `${fmt(r['server CPU us/call'])} us`;
   printSummary('bench:grpc', [
-    ['REST getKey', `p50 ${fmt(restRow['p50 ms'], 2)} ms, p99 ${fmt(restRow['p99 ms'], 2)} ms, server CPU ${fmt(restRow['server CPU us/call'])} us/call`],
-    ['gRPC getKey', `p50 ${fmt(grpcRow['p50 ms'], 2)} ms, p99 ${fmt(grpcRow['p99 ms'], 2)} ms, server CPU ${fmt(grpcRow['server CPU us/call'])} us/call`],
-    ['gRPC / REST server CPU', `${ratio.toFixed(2)}x (target <= 1.2x: ${ratio <= 1.2 ? 'MET' : 'NOT MET'})`],
-    ['server RSS', `${fmt(startupRss)} MiB at the ready line, ${fmt(idleRssBeforeGrpc)} MiB idle before any gRPC call, ${fmt(rssAfterFirstGrpc)} MiB after the first (gRPC loads then)`],
+    ['REST getKey', `p50 ${fmt(restRow['p50 ms'], 2)} ms, p99 ${fmt(restRow['p99 ms'], 2)} ms, server CPU ${us(restRow)}/call, ${fmt(restRow['calls/s'], 0)} calls/s`],
+    ['gRPC getKey', `p50 ${fmt(grpcRow['p50 ms'], 2)} ms, p99 ${fmt(grpcRow['p99 ms'], 2)} ms, server CPU ${us(grpcRow)}/call, ${fmt(grpcRow['calls/s'], 0)} calls/s`],
+    ['gRPC / REST server CPU', `${ratio.toFixed(2)}x at concurrency ${concurrency} (target <= 1.2x: ${ratio <= 1.2 ? 'MET' : 'NOT MET'})`],
+    ['  at equal rate', `${cpuRatio(grpcEq, restEq).toFixed(2)}x at ${rate.toLocaleString('en-US')} calls/s each (${us(grpcEq)} vs ${us(restEq)})`],
+    ['  transport floor', `${cpuRatio(grpcBare, restBare).toFixed(2)}x: bare node:http2 unary ${us(grpcBare)} vs bare fastify route ${us(restBare)}`],
+    ['  above the floor', `gRPC ${fmt(grpcRow['server CPU us/call'] - grpcBare['server CPU us/call'])} us vs REST ${fmt(restRow['server CPU us/call'] - restBare['server CPU us/call'])} us of cloudtwin's own work per call`],
+    ['server RSS', `${fmt(startupRss)} MiB at the ready line, ${fmt(idleRssBeforeGrpc)} MiB before any gRPC call, ${fmt(rssAfterFirstGrpc)} MiB after the first (gRPC loads then)`],
     ['ready line', `${twin.readyMs.toFixed(0)} ms after spawn`],
-    ['errors', `REST ${totals.rest.errors}, gRPC ${totals.grpc.errors}`],
+    ['failed calls', `${failedCalls} (h2load), ${failures.length ? failures.join('; ') : 'none'} (server metrics)`],
   ]);
 } finally {
-  await twin.stop();
+  await Promise.all([twin.stop(), restFloor.stop(), grpcFloor.stop()]);
 }
