@@ -101,6 +101,15 @@ describe('lazyChildLogger', () => {
     assert.match(line.reqId, /^req-/);
     assert.ok(line.responseTime >= 0 && line.responseTime < 10_000, String(line.responseTime));
     assert.doesNotMatch(JSON.stringify(lines), /ya29|AIza/);
+    // Credentials percent-encoded (a name or a value, in the query or the path) are masked too.
+    const key = 'AIzaSyD00000000000000000000000000000000';
+    const encoded = [...key].map((c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).join('');
+    await app.inject({ url: `/x?ke%79=${encoded}&q=${encodeURIComponent('see ' + key)}&${encoded}=1&plain=ok%20here` });
+    await app.inject({ url: `/x/${encoded}/y` });
+    assert.equal(lines.at(-2)!.url, '/x?ke%79=REDACTED&q=see%20REDACTED&REDACTED=1&plain=ok%20here');
+    assert.equal(lines.at(-1)!.url, '/x/REDACTED/y');
+    assert.doesNotMatch(JSON.stringify(lines), /AIza|%41%49/);
+    lines.length = 1;
     // Errors and unknown URLs are one line each too.
     await app.inject({ url: '/nowhere' });
     assert.equal(lines.length, 2);

@@ -121,14 +121,25 @@ export function echoText(text: string, limit = 200): string {
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return scrubSecrets(url);
+  if (q < 0) return scrubEncoded(url, encodeURI);
   const pairs = url.slice(q + 1).split('&');
   for (let i = 0; i < pairs.length; i++) {
     const eq = pairs[i].indexOf('=');
     const name = eq < 0 ? pairs[i] : pairs[i].slice(0, eq);
     if (eq >= 0 && isSecretName(decodeName(name))) pairs[i] = `${name}=${REDACTED}`;
+    else if (eq >= 0) pairs[i] = `${scrubEncoded(name, encodeURIComponent)}=${scrubEncoded(pairs[i].slice(eq + 1), encodeURIComponent)}`;
+    else pairs[i] = scrubEncoded(name, encodeURIComponent);
   }
-  return scrubSecrets(url.slice(0, q + 1) + pairs.join('&'));
+  return scrubEncoded(url.slice(0, q), encodeURI) + '?' + pairs.join('&');
+}
+
+/** A URL part with every credential masked, also one percent-encoded (`AIza%53y...`, a PEM key's `%20`s). */
+function scrubEncoded(part: string, encode: (s: string) => string): string {
+  const raw = scrubSecrets(part);
+  if (!raw.includes('%') && !raw.includes('+')) return raw;
+  const decoded = decodeName(raw);
+  const masked = scrubSecrets(decoded);
+  return masked === decoded ? raw : encode(masked);
 }
 
 function decodeName(name: string): string {
