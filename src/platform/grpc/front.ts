@@ -1,10 +1,9 @@
-import type { ServerHttp2Stream } from 'node:http2';
 import type { ApiMethod, Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApiError } from '../http/errors.ts';
 import type { FaultDecision, Faults } from '../faults/faults.ts';
 import { lazy } from '../lazy.ts';
-import type { GrpcStreamHandler } from '../transport/listener.ts';
+import type { GrpcServerStream, GrpcStreamHandler } from '../transport/listener.ts';
 import type { ProtoTypes } from './protos.ts';
 
 /** What a gRPC method handler gets besides its request message. */
@@ -100,7 +99,7 @@ export class GrpcFront {
 
   #loaded: import('./server.ts').GrpcServer | undefined;
 
-  readonly handler: GrpcStreamHandler = (stream: ServerHttp2Stream, headers) => {
+  readonly handler: GrpcStreamHandler = (stream: GrpcServerStream, headers) => {
     const receivedAt = performance.now();
     if (this.#loaded) return this.#loaded.serve(stream, headers, receivedAt);
     this.#server().then(

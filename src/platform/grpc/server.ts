@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, type ServerHttp2Stream, constants as http2constants } from 'node:http2';
+import { type IncomingHttpHeaders, constants as http2constants } from 'node:http2';
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { ApiMethod, Credentials } from '../auth/authenticator.ts';
@@ -11,8 +11,12 @@ import { actOnFault } from '../faults/rules.ts';
 import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
 import { type ProtoTypes, loadProtoTypes } from './protos.ts';
 import { Reflection } from './reflection.ts';
+import type { GrpcServerStream } from '../transport/listener.ts';
 
 const ignore = () => {};
+function sendOkTrailers(this: GrpcServerStream): void {
+  this.sendTrailers(OK_TRAILERS);
+}
 const REFLECTION = /^\/grpc\.reflection\.(v1|v1alpha)\.ServerReflection\/ServerReflectionInfo$/;
 
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -96,7 +100,7 @@ export class GrpcServer {
   /** `/package.Service/Method` -> its method, filled as calls name them (only paths a service serves are kept). */
   readonly #routes = new Map<string, GrpcMethod>();
 
-  serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, receivedAt: number): void {
+  serve(stream: GrpcServerStream, headers: IncomingHttpHeaders, receivedAt: number): void {
     const path = header(headers, ':path') ?? '';
     const call = new Call(this, stream, headers, path, receivedAt);
     try {
@@ -153,7 +157,7 @@ export class GrpcServer {
 /** One call, from its headers to its trailers. */
 class Call {
   readonly #server: GrpcServer;
-  readonly #stream: ServerHttp2Stream;
+  readonly #stream: GrpcServerStream;
   readonly #headers: IncomingHttpHeaders;
   readonly #path: string;
   readonly #receivedAt: number;
@@ -170,7 +174,7 @@ class Call {
     if (!this.#done) this.#finish(1, 499, 'The client cancelled the call.');
   };
 
-  constructor(server: GrpcServer, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
+  constructor(server: GrpcServer, stream: GrpcServerStream, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
     this.#server = server;
     this.#stream = stream;
     this.#headers = headers;
@@ -198,7 +202,8 @@ class Call {
         } catch (err) {
           throw new CallError('INVALID_ARGUMENT', `The request message is not a valid ${method.requestType}: ${scrubSecrets(String((err as Error).message)).slice(0, 200)}`);
         }
-        const principal = method.public ? undefined : await this.#authenticate(method);
+        let principal = method.public ? undefined : this.#authenticate(method);
+        if (principal instanceof Promise) principal = await principal;
         this.#principal = principal;
         this.#api = method.public ? undefined : method.api;
         this.#project = projectOf(request);
@@ -280,7 +285,8 @@ class Call {
     });
   }
 
-  async #authenticate(method: GrpcMethod): Promise<Principal> {
+  /** The caller, without a promise when the credential is one the authenticator has in its cache (the common case). */
+  #authenticate(method: GrpcMethod): Principal | Promise<Principal> {
     const auth = this.#server.opts.authenticator;
     const creds = credentialsOf(this.#headers);
     // Permissive mode: a call with no credential at all is the permissive principal (insecure channel, no auth).
@@ -288,7 +294,7 @@ class Call {
       const anonymous = auth.anonymousPrincipal();
       if (anonymous) return anonymous;
     }
-    return auth.cachedPrincipal(creds, method.api) ?? (await auth.authenticate(creds, method.api));
+    return auth.cachedPrincipal(creds, method.api) ?? auth.authenticate(creds, method.api);
   }
 
   /** The one request message of a unary call, decompressed; bounded by the message size limit. */
@@ -348,7 +354,7 @@ class Call {
     const data = frame(message);
     this.#finish(0, 200);
     stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
-    stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+    stream.once('wantTrailers', sendOkTrailers);
     stream.end(data);
   }
 

@@ -1,15 +1,40 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { type Http2ServerRequest, type IncomingHttpHeaders, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
+import { type Http2ServerRequest, type IncomingHttpHeaders, type Http2ServerResponse, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
+import { EMPTY_SETTINGS, H2Connection, type H2Stream, firstRequestIsGrpc, isGrpcContentType, withoutFirstSettingsAck } from './h2/connection.ts';
 
 /** The HTTP/2 client connection preface (RFC 9113 §3.4). */
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+/** How long the port waits for the first request of an HTTP/2 connection to choose its engine, and how much of it it reads. */
+const FIRST_REQUEST_WAIT_MS = 100;
+const FIRST_REQUEST_MAX_BYTES = 64 * 1024;
 /** The first byte of a TLS record carrying a handshake (a ClientHello). */
 const TLS_HANDSHAKE = 0x16;
 
-/** A handler of one gRPC call: the raw HTTP/2 stream and its request headers. */
-export type GrpcStreamHandler = (stream: ServerHttp2Stream, headers: Record<string, string | string[] | undefined>) => void;
+/**
+ * The stream of one gRPC call: node:http2's `ServerHttp2Stream`, or a stream of this port's own
+ * HTTP/2 engine (h2/connection.ts), which serves connections that open with a gRPC call.
+ */
+export interface GrpcServerStream {
+  readonly destroyed: boolean;
+  readonly closed: boolean;
+  readonly headersSent: boolean;
+  readonly session?: { socket?: { remoteAddress?: string } } | undefined;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  removeListener(event: string, listener: (...args: any[]) => void): unknown;
+  removeAllListeners(event?: string): unknown;
+  respond(headers: Record<string, string | number>, options?: { endStream?: boolean; waitForTrailers?: boolean }): void;
+  write(data: Uint8Array): unknown;
+  end(data?: Uint8Array): unknown;
+  sendTrailers(trailers: Record<string, string | number>): void;
+  close(code?: number): void;
+  resume(): unknown;
+}
+
+/** A handler of one gRPC call: its stream and its request headers. */
+export type GrpcStreamHandler = (stream: GrpcServerStream, headers: Record<string, string | string[] | undefined>) => void;
 
 export interface ListenOptions {
   host: string;
@@ -72,10 +97,6 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-function isContentTypeGrpc(value: unknown): boolean {
-  return typeof value === 'string' && value.startsWith('application/grpc') && (value.length === 16 || value[16] === '+' || value[16] === ';');
-}
-
 /** `PRI * HTTP/2.0...` so far: `yes`, `maybe` (a prefix of it, wait for more), or `no`. */
 function prefaceState(buf: Buffer): 'yes' | 'maybe' | 'no' {
   const n = Math.min(buf.length, H2_PREFACE.length);
@@ -92,7 +113,8 @@ function prefaceState(buf: Buffer): 'yes' | 'maybe' | 'no' {
  */
 export async function listen(appl: Application, opts: ListenOptions): Promise<Listener> {
   const sockets = new Set<Socket>();
-  const sessions = new Set<Http2Session>();
+  /** HTTP/2 connections of either engine, for the drain: close() is GOAWAY, destroy() cuts. */
+  const sessions = new Set<{ close(): void; destroy(): void }>();
   const firstBytesTimeoutMs = opts.firstBytesTimeoutMs ?? 10_000;
 
   // The HTTP/1.1 server is fed sockets rather than listening: its connection tracking (idle
@@ -101,8 +123,9 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
 
   const http2 = createHttp2Server({ maxSessionMemory: 32, settings: { maxConcurrentStreams: 1000 } });
   http2.on('session', (session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
+    const entry = { close: () => session.close(), destroy: () => session.destroy(undefined, h2.NGHTTP2_CANCEL) };
+    sessions.add(entry);
+    session.once('close', () => sessions.delete(entry));
   });
   const grpc = appl.grpc;
   // gRPC calls take the raw stream; every other request goes through node:http2's compatibility
@@ -111,27 +134,83 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
   const compat = createHttp2Server();
   compat.on('request', (req: Http2ServerRequest, res: Http2ServerResponse) => appl.http2Request(req, res));
   http2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
-    if (grpc && isContentTypeGrpc(headers['content-type'])) grpc(stream, headers);
+    if (grpc && isGrpcContentType(headers['content-type'])) grpc(stream, headers);
     else compat.emit('stream', stream, headers, flags, rawHeaders);
   });
   // A session with no stream for this long is closed, like an idle HTTP/1.1 keep-alive connection.
   http2.on('session', (session) => session.setTimeout(120_000, () => session.close()));
 
+  const toNodeHttp2 = (socket: Socket, bytes: Buffer) => {
+    if (socket.destroyed) return;
+    socket.pause();
+    if (bytes.length) socket.unshift(bytes);
+    http2.emit('connection', socket);
+  };
+  const toGrpcEngine = (socket: Socket, bytes: Buffer) => {
+    const conn = new H2Connection(socket, bytes, { onStream: (stream, headers) => (isGrpcContentType(headers['content-type']) ? grpc!(stream, headers) : misdirected(stream)) });
+    sessions.add(conn);
+    conn.once('close', () => sessions.delete(conn));
+  };
+  /**
+   * An HTTP/2 connection (its bytes so far: `head`): one whose first request is a gRPC call goes
+   * to this port's own engine (h2/connection.ts: a unary call costs about half of node:http2's
+   * CPU), any other (a browser, curl, REST) to node:http2 and Fastify's router. A client still
+   * silent after FIRST_REQUEST_WAIT_MS waits for the server's SETTINGS (gRPC C-core does): it gets
+   * an empty one, and the choice waits for its first request (at most `firstBytesTimeoutMs`);
+   * node:http2 then gets the connection once the client's ACK of it came, without that ACK.
+   */
+  const serveHttp2 = (socket: Socket, head: Buffer) => {
+    if (!grpc) return toNodeHttp2(socket, head);
+    let bytes = head;
+    let engine: 'grpc' | 'node' | undefined;
+    let settingsSent = false;
+    let handed = false;
+    const settle = () => {
+      if (handed) return;
+      if (engine === undefined) {
+        const first = bytes.length > FIRST_REQUEST_MAX_BYTES ? 'no' : firstRequestIsGrpc(bytes);
+        if (first === 'more') return;
+        engine = first === 'yes' ? 'grpc' : 'node';
+      }
+      let rest: Buffer | undefined = bytes;
+      if (engine === 'node' && settingsSent && !(rest = withoutFirstSettingsAck(bytes))) return;
+      handed = true;
+      clearTimeout(timer);
+      socket.removeListener('data', onData);
+      if (socket.destroyed) return;
+      if (engine === 'grpc') toGrpcEngine(socket, rest);
+      else toNodeHttp2(socket, rest);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes = bytes.length ? Buffer.concat([bytes, chunk]) : chunk;
+      settle();
+    };
+    let timer = setTimeout(() => {
+      if (handed || engine !== undefined) return;
+      settingsSent = true;
+      socket.write(EMPTY_SETTINGS);
+      // No request (or, for node:http2, no ACK) in time: a client that says nothing is closed, as on any connection.
+      timer = setTimeout(() => socket.destroy(), firstBytesTimeoutMs);
+    }, FIRST_REQUEST_WAIT_MS);
+    socket.on('data', onData);
+    settle();
+    if (!handed) socket.resume();
+  };
+
   const tls = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key, ALPNProtocols: ['h2', 'http/1.1'] }) : undefined;
   tls?.on('secureConnection', (socket: TLSSocket) => {
-    if (socket.alpnProtocol === 'h2') http2.emit('connection', socket);
+    if (socket.alpnProtocol === 'h2') serveHttp2(socket, Buffer.alloc(0));
     else appl.http1.emit('connection', socket);
   });
   tls?.on('tlsClientError', (_err, socket) => socket.destroy());
 
   const dispatch = (socket: Socket, head: Buffer) => {
+    if (head[0] !== TLS_HANDSHAKE && prefaceState(head) === 'yes') return serveHttp2(socket, head);
     socket.pause();
     socket.unshift(head);
     if (head[0] === TLS_HANDSHAKE) {
       if (!tls) return socket.destroy(); // TLS to a cleartext port: nothing sensible to answer
       tls.emit('connection', socket);
-    } else if (prefaceState(head) === 'yes') {
-      http2.emit('connection', socket);
     } else {
       appl.http1.emit('connection', socket);
       // The HTTP/1.1 server reads with 'data' listeners, which do not resume a paused socket.
@@ -179,13 +258,20 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
         appl.http1.closeIdleConnections();
         await new Promise((r) => setTimeout(r, 20));
       }
-      for (const session of sessions) session.destroy(undefined, h2.NGHTTP2_CANCEL);
+      for (const session of sessions) session.destroy();
       for (const socket of sockets) socket.destroy();
       // Stops the HTTP/1.1 server's connection checks (it was never listening itself).
       appl.http1.emit('close');
     })());
 
   return { host: opts.host, port, url: `${opts.tls ? 'https' : 'http'}://${hostText}:${port}`, transports, close };
+}
+
+/** A request other than a gRPC call on a connection this port's gRPC engine serves: 421, which tells the client to send it on another connection (RFC 9110 §15.5.20). */
+function misdirected(stream: H2Stream): void {
+  stream.respond({ ':status': 421, 'content-type': 'text/plain; charset=utf-8' });
+  stream.end(Buffer.from('This HTTP/2 connection carries gRPC calls; send other requests on a connection of their own.\n'));
+  stream.resume();
 }
 
 /** The Application of a Fastify app: its HTTP/1.1 server and its router for HTTP/2 requests. */
