@@ -6,20 +6,14 @@
  * calls are generic unary calls with hand-encoded messages. Skipped where `grpcio` is not installed.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { pythonWithGrpc } from '../support/python.ts';
 import { type ServerProcess, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { DEMO, testWorld } from '../support/world.ts';
 
-function grpcioMissing(): string | false {
-  try {
-    execFileSync('python3', ['-c', 'import grpc'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return 'python3 with grpcio is not installed (pip install grpcio)';
-  }
-}
+const PYTHON = pythonWithGrpc();
 
 const SCRIPT = String.raw`
 import sys, grpc
@@ -47,7 +41,7 @@ except grpc.RpcError as e:
     print('anonymous', e.code().name, 'details-bin' if 'grpc-status-details-bin' in md else 'no-details')
 `;
 
-describe('Python grpcio: the README channel idiom', { skip: grpcioMissing() }, () => {
+describe('Python grpcio: the README channel idiom', { skip: PYTHON ? false : 'no python3 with grpcio (pip install grpcio, or apt-get install python3-grpcio)' }, () => {
   let server: ServerProcess;
   let db: TestDatabase;
   before(async () => {
@@ -64,7 +58,7 @@ describe('Python grpcio: the README channel idiom', { skip: grpcioMissing() }, (
   it('sends the token on every call through the channel; errors carry their status and details', async () => {
     const token = (await server.admin('POST', '/_twin/v1/tokens', { principal: 'alice@example.com' })).access_token;
     const out = await new Promise<string>((resolve, reject) =>
-      execFile('python3', ['-c', SCRIPT, `127.0.0.1:${server.port}`, token, `projects/${DEMO.projectId}/locations/global`], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+      execFile(PYTHON!, ['-c', SCRIPT, `127.0.0.1:${server.port}`, token, `projects/${DEMO.projectId}/locations/global`], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
     );
     assert.match(out, /^list ok$/m);
     assert.match(out, /^get NOT_FOUND Requested entity was not found\. no-details$/m, out);

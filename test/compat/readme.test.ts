@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { findGcloud } from '../support/gcloud.ts';
+import { pythonHas, pythonWithGrpc } from '../support/python.ts';
 import { type ServerProcess, adminOverTls, startServer } from '../support/server.ts';
 import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
@@ -81,18 +82,11 @@ export function runnableExamples(markdown: string): Example[] {
   return codeBlocks(markdown).filter((b) => SHELL.includes(b.lang) || SCRIPT.includes(b.lang) || PYTHON.includes(b.lang));
 }
 
-/** Why Python blocks cannot run here (no python3 with grpcio), or false; and whether the API Keys package itself is importable. */
-function python(): { missing: string | false; gapic: boolean } {
-  const has = (module: string) => {
-    try {
-      execFileSync('python3', ['-c', `import ${module}`], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!has('grpc')) return { missing: 'python3 with grpcio is not installed (pip install grpcio)', gapic: false };
-  return { missing: false, gapic: has('google.cloud.api_keys_v2') };
+/** Why Python blocks cannot run here (no python3 with grpcio), or false; the Python that runs them, and whether the API Keys package itself is importable. */
+function python(): { missing: string | false; path: string; gapic: boolean } {
+  const path = pythonWithGrpc();
+  if (!path) return { missing: 'no python3 with grpcio (pip install grpcio, or apt-get install python3-grpcio)', path: 'python3', gapic: false };
+  return { missing: false, path, gapic: pythonHas(path, 'google.cloud.api_keys_v2') };
 }
 
 /** The world of the README's first step, for the `--tls` server. */
@@ -230,7 +224,7 @@ describe('README examples run verbatim, in order, from the quick start on', () =
         const file = join(dir, `example-${i}.py`);
         writeFileSync(file, ex.code);
         // the first step's shell environment (CLOUDTWIN_URL, ...), as `python3 example.py` in that shell
-        const script = `source ${state}\nexec python3 ${file}\n`;
+        const script = `source ${state}\nexec ${py.path} ${file}\n`;
         r = await run('bash', ['-c', script], dir, { ...env, PYTHONDONTWRITEBYTECODE: '1', ...(!py.gapic && { PYTHONPATH: join(ROOT, 'test', 'support', 'python') }) }, 60_000);
         assert.match(r.stdout, /AIza[0-9A-Za-z_-]{35}/, `${where}: the example prints the new key string\n${r.stdout}\n${r.stderr}`);
       } else if (SCRIPT.includes(ex.lang)) {
