@@ -224,6 +224,25 @@ describe('the HTTP/2 engine for gRPC channels', () => {
     }
   });
 
+  it('holds the answer (data, then trailers) until the peer opens a window it had closed', async () => {
+    const c = new RawClient(listener.port);
+    try {
+      // SETTINGS_INITIAL_WINDOW_SIZE = 0: no stream may send DATA until a WINDOW_UPDATE.
+      c.send(H2_PREFACE, frame(4, 0, 0, Buffer.from([0, 4, 0, 0, 0, 0])), grpcHeaders(1), frame(0, 1, 1, list));
+      await c.waitFor((f) => f.type === 1 && f.id === 1);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(c.frames.filter((f) => f.id === 1).map((f) => f.type), [1], 'headers only: no DATA, no trailers yet');
+      c.send(frame(8, 0, 1, Buffer.from([0, 1, 0, 0])));
+      await c.waitFor((f) => f.type === 1 && f.id === 1 && (f.flags & 1) === 1);
+      const types = c.frames.filter((f) => f.id === 1).map((f) => f.type);
+      assert.equal(types[0], 1);
+      assert.equal(types.at(-1), 1);
+      assert.ok(types.slice(1, -1).every((t) => t === 0) && types.length >= 3, String(types));
+    } finally {
+      c.socket.destroy();
+    }
+  });
+
   const violations: [string, (h: (id?: number) => Buffer) => Buffer[], number][] = [
     ['DATA on stream 0', (h) => [h(1), frame(0, 0, 0, Buffer.from('x'))], constants.NGHTTP2_PROTOCOL_ERROR],
     ['HEADERS on an even stream', (h) => [h(1), h(2)], constants.NGHTTP2_PROTOCOL_ERROR],

@@ -265,8 +265,9 @@ export class H2Stream extends EventEmitter {
         this.#localEnd();
         return;
       }
-      const n = Math.min(item.data.length, this.sendWindow, conn.sendWindow, conn.peerMaxFrameSize);
-      if (n === 0 && item.data.length > 0) {
+      // (A window may be negative: a smaller SETTINGS_INITIAL_WINDOW_SIZE applies to open streams.)
+      const n = item.data.length === 0 ? 0 : Math.min(item.data.length, this.sendWindow, conn.sendWindow, conn.peerMaxFrameSize);
+      if (n <= 0 && item.data.length > 0) {
         conn.blocked.add(this);
         return;
       }
