@@ -12,6 +12,7 @@ import { type ProtoTypes, loadProtoTypes } from '../../src/platform/grpc/protos.
 import { H2_PREFACE } from '../../src/platform/transport/h2/connection.ts';
 import { HpackDecoder, encodeHeaderBlock } from '../../src/platform/transport/h2/hpack.ts';
 import type { Listener } from '../../src/platform/transport/listener.ts';
+import { h2frame } from '../support/h2frame.ts';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
 import { ALICE, DEMO } from '../support/world.ts';
 
@@ -47,13 +48,17 @@ function grpcCall(session: ClientHttp2Session, path: string, body: Buffer, heade
   });
 }
 
-function frame(type: number, flags: number, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const h = Buffer.alloc(9);
-  h.writeUIntBE(payload.length, 0, 3);
-  h[3] = type;
-  h[4] = flags;
-  h.writeUInt32BE(id, 5);
-  return Buffer.concat([h, payload]);
+const frame = h2frame;
+
+/** The HTTP status of a GET over an HTTP/2 session. */
+function getStatus(session: ClientHttp2Session, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = session.request({ ':path': path });
+    s.on('response', (h) => resolve(Number(h[':status'])));
+    s.on('error', reject);
+    s.resume();
+    s.end();
+  });
 }
 
 /** A raw connection: the frames the server sends, parsed; GOAWAY's error code once it comes. */
@@ -128,28 +133,14 @@ describe('the HTTP/2 engine for gRPC channels', () => {
     const g = connect(listener.url);
     try {
       assert.equal((await grpcCall(g, `/${V2}.ApiKeys/ListKeys`, list, auth())).status, '0');
-      const rest = await new Promise<number>((resolve, reject) => {
-        const s = g.request({ ':path': '/_twin/v1/health' });
-        s.on('response', (h) => resolve(Number(h[':status'])));
-        s.on('error', reject);
-        s.resume();
-        s.end();
-      });
-      assert.equal(rest, 421);
+      assert.equal(await getStatus(g, '/_twin/v1/health'), 421);
       assert.equal((await grpcCall(g, `/${V2}.ApiKeys/ListKeys`, list, auth())).status, '0', 'the channel keeps working');
     } finally {
       g.close();
     }
     const r = connect(listener.url);
     try {
-      const health = await new Promise<number>((resolve, reject) => {
-        const s = r.request({ ':path': '/_twin/v1/health' });
-        s.on('response', (h) => resolve(Number(h[':status'])));
-        s.on('error', reject);
-        s.resume();
-        s.end();
-      });
-      assert.equal(health, 200);
+      assert.equal(await getStatus(r, '/_twin/v1/health'), 200);
       assert.equal((await grpcCall(r, `/${V2}.ApiKeys/ListKeys`, list, auth())).status, '0');
     } finally {
       r.close();

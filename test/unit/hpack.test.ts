@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { HpackDecoder, type HpackDecoderOptions, HpackError, encodeHeaderBlock, huffmanDecode } from '../../src/platform/transport/h2/hpack.ts';
 import { HUFFMAN_CODES } from '../../src/platform/transport/h2/huffmanTable.ts';
+import { h2frame } from '../support/h2frame.ts';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -246,14 +247,7 @@ const HEADERS = 1;
 const SETTINGS = 4;
 const CONTINUATION = 9;
 
-function frame(type: number, flags: number, stream: number, payload: Uint8Array = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
+const frame = h2frame;
 
 /** Collects header blocks (HEADERS + CONTINUATION fragments, padding and priority removed). */
 function headerBlocks(onBlock: (stream: number, block: Buffer, frames: number) => void) {

@@ -2,10 +2,8 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import { type Http2ServerRequest, type IncomingHttpHeaders, type Http2ServerResponse, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
-import { EMPTY_SETTINGS, H2Connection, type H2Stream, firstRequestIsGrpc, isGrpcContentType, withoutFirstSettingsAck } from './h2/connection.ts';
+import { EMPTY_SETTINGS, H2Connection, H2_PREFACE, type H2Stream, firstRequestIsGrpc, isGrpcContentType, withoutFirstSettingsAck } from './h2/connection.ts';
 
-/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
-const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /** How long the port waits for the first request of an HTTP/2 connection to choose its engine, and how much of it it reads. */
 const FIRST_REQUEST_WAIT_MS = 100;
 const FIRST_REQUEST_MAX_BYTES = 64 * 1024;

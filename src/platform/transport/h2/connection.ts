@@ -18,6 +18,7 @@ import { HpackDecoder, HpackError, encodeHeaderBlock } from './hpack.ts';
  * gRPC server serves streams of both.
  */
 
+/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
 export const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 const DATA = 0x0;
@@ -57,8 +58,9 @@ const MAX_PENDING_ACKS = 10_000;
 
 const EMPTY = Buffer.alloc(0);
 
-function frameHeader(length: number, type: number, flags: number, id: number): Buffer {
-  const h = Buffer.allocUnsafe(9);
+/** A frame's 9-octet header, in a buffer with room for `extra` octets after it. */
+function frameHeader(length: number, type: number, flags: number, id: number, extra = 0): Buffer {
+  const h = Buffer.allocUnsafe(9 + extra);
   h[0] = (length >>> 16) & 0xff;
   h[1] = (length >>> 8) & 0xff;
   h[2] = length & 0xff;
@@ -69,15 +71,22 @@ function frameHeader(length: number, type: number, flags: number, id: number): B
 }
 
 function frame(type: number, flags: number, id: number, payload: Uint8Array = EMPTY): Buffer {
-  const out = Buffer.allocUnsafe(9 + payload.length);
-  out[0] = (payload.length >>> 16) & 0xff;
-  out[1] = (payload.length >>> 8) & 0xff;
-  out[2] = payload.length & 0xff;
-  out[3] = type;
-  out[4] = flags;
-  out.writeUInt32BE(id, 5);
+  const out = frameHeader(payload.length, type, flags, id, payload.length);
   out.set(payload, 9);
   return out;
+}
+
+/** A HEADERS or DATA payload without its padding (and, for HEADERS, its priority fields), or undefined when the padding is impossible. */
+function unpad(flags: number, payload: Buffer, priority: boolean): Buffer | undefined {
+  let start = 0;
+  let end = payload.length;
+  if (flags & PADDED) {
+    if (payload.length < 1) return undefined;
+    end -= payload[0];
+    start = 1;
+  }
+  if (priority && flags & PRIORITY_FLAG) start += 5;
+  return end < start ? undefined : payload.subarray(start, end);
 }
 
 function u32(value: number): Buffer {
@@ -519,22 +528,9 @@ export class H2Connection extends EventEmitter {
     }
   }
 
-  /** The payload without its padding (and priority fields), or undefined when the padding is impossible. */
-  #unpad(flags: number, payload: Buffer, priority: boolean): Buffer | undefined {
-    let start = 0;
-    let end = payload.length;
-    if (flags & PADDED) {
-      if (payload.length < 1) return undefined;
-      end -= payload[0];
-      start = 1;
-    }
-    if (priority && flags & PRIORITY_FLAG) start += 5;
-    return end < start ? undefined : payload.subarray(start, end);
-  }
-
   #headers(flags: number, id: number, payload: Buffer): void {
     if (id === 0 || id % 2 === 0) return this.#fail(H2_ERROR.PROTOCOL_ERROR);
-    const fragment = this.#unpad(flags, payload, true);
+    const fragment = unpad(flags, payload, true);
     if (!fragment) return this.#fail(H2_ERROR.PROTOCOL_ERROR);
     const endStream = (flags & END_STREAM) !== 0;
     if (flags & END_HEADERS) return this.#headerBlock(id, fragment, endStream);
@@ -599,7 +595,7 @@ export class H2Connection extends EventEmitter {
     if (stream.remoteEnded) return stream.close(H2_ERROR.STREAM_CLOSED);
     stream.recvConsumed += payload.length;
     if (stream.recvConsumed > stream.recvWindow) return stream.close(H2_ERROR.FLOW_CONTROL_ERROR);
-    const data = this.#unpad(flags, payload, false);
+    const data = unpad(flags, payload, false);
     if (!data) return this.#fail(H2_ERROR.PROTOCOL_ERROR);
     if (data.length) stream.push(data);
     if (flags & END_STREAM) return stream.remoteEnd();
@@ -719,11 +715,9 @@ export function firstRequestIsGrpc(buf: Buffer): 'yes' | 'no' | 'more' {
     const payload = buf.subarray(off + 9, off + 9 + length);
     off += 9 + length;
     if (type === HEADERS) {
-      let start = flags & PADDED ? 1 : 0;
-      const end = payload.length - (flags & PADDED ? (payload[0] ?? 0) : 0);
-      if (flags & PRIORITY_FLAG) start += 5;
-      if (end < start) return 'no';
-      block = [payload.subarray(start, end)];
+      const fragment = unpad(flags, payload, true);
+      if (!fragment) return 'no';
+      block = [fragment];
     } else if (type === CONTINUATION && block) block.push(payload);
     else if (block) return 'no';
     if (block && flags & END_HEADERS) {
