@@ -10,6 +10,7 @@
 //                                 MEDIA_BENCH_KEEP=/tmp/media-bench: SQLite catalogues are generated once into
 //                                 <dir>/<size> and reused by later runs (seed 42; delete the directory to regenerate))
 //
+// The mix is test/support/mediaQueryMix.ts (the parity test asks it too).
 // Besides the concurrent figures, every query of the mix is also run alone (one caller, engine
 // time only: the cost of the query itself, without queueing behind others) per class, and the
 // slowest queries are listed: what a profile should start from.
@@ -19,11 +20,9 @@ import { sql } from 'kysely';
 import { Store } from '../src/platform/store/store.ts';
 import { generateInto, storeTarget } from '../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../src/services/media/catalog/generator.ts';
-import type { SearchQuery } from '../src/services/media/catalog/types.ts';
 import { MediaSearch } from '../src/services/media/search/engine.ts';
 import { evaluate, strategyStats } from '../src/services/media/search/evaluate.ts';
-import { parseQuery } from '../src/services/media/search/queryParser.ts';
-import { words } from '../src/services/media/search/text.ts';
+import { describeMixQuery, mediaQueryMix } from '../test/support/mediaQueryMix.ts';
 import { deadline, fmt, meets, printSummary, printTable, summarize, tempDir } from './lib.ts';
 
 const sizes = (process.env.MEDIA_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
@@ -33,42 +32,6 @@ const databaseUrl = process.env.MEDIA_BENCH_DATABASE_URL ?? process.env.CLOUDTWI
 const keepDir = process.env.MEDIA_BENCH_KEEP;
 const CONCURRENCY = 8;
 deadline(60 * 20);
-
-/** Deterministic pseudo-random choices for the query mix. */
-let state = 12345;
-const rand = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
-const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
-
-const base: SearchQuery = { types: ['video', 'channel', 'playlist'], safeSearch: 'moderate', order: 'relevance', offset: 0, limit: 25, maxReachable: 500 };
-
-async function queryMix(store: Store): Promise<{ cls: string; q: SearchQuery }[]> {
-  // Words as users would type them: from titles (Zipf: common words common, rare words rare).
-  const titles = (await store.db.selectFrom('media_videos').select('title').orderBy('id').limit(2000).execute()).map((r) => words(r.title)).filter((w) => w.length >= 2);
-  const title = () => pick(titles);
-  const term = () => pick(title());
-  const mix: { cls: string; q: SearchQuery }[] = [];
-  for (let i = 0; i < 60; i++) {
-    const t = title();
-    const j = Math.floor(rand() * (t.length - 1));
-    mix.push({ cls: 'single term', q: { ...base, q: parseQuery(term()) } });
-    mix.push({ cls: 'two terms', q: { ...base, q: parseQuery(`${t[j]} ${t[j + 1]}`) } });
-    mix.push({ cls: 'OR', q: { ...base, q: parseQuery(`${term()}|${term()}`) } });
-    mix.push({ cls: 'NOT', q: { ...base, q: parseQuery(`${term()} -${term()}`) } });
-    mix.push({ cls: 'phrase', q: { ...base, q: parseQuery(`"${t[j]} ${t[j + 1]}"`) } });
-    mix.push({
-      cls: 'filters',
-      q: { ...base, types: ['video'], q: parseQuery(term()), videoDuration: pick(['short', 'medium', 'long'] as const), videoDefinition: 'high', regionCode: pick(['DE', 'US', 'JP']), safeSearch: 'strict' },
-    });
-    mix.push({ cls: 'geo', q: { ...base, types: ['video'], location: { lat: 40.7128, lng: -74.006, radiusMeters: 50_000 }, order: pick(['date', 'relevance'] as const) } });
-    mix.push({ cls: 'order', q: { ...base, q: parseQuery(term()), order: pick(['date', 'rating', 'title', 'viewCount'] as const) } });
-    mix.push({ cls: 'order', q: { ...base, types: ['channel'], order: 'videoCount', q: rand() < 0.5 ? parseQuery(term()) : undefined } });
-    mix.push({ cls: 'deep page', q: { ...base, q: parseQuery(term()), offset: 450, limit: 50, order: pick(['relevance', 'date'] as const) } });
-    mix.push({ cls: 'browse (no q)', q: { ...base, types: ['video'], order: pick(['date', 'viewCount', 'relevance'] as const), offset: pick([0, 25, 200]) } });
-    mix.push({ cls: 'live', q: { ...base, types: ['video'], eventType: 'live', order: 'viewCount' } });
-    mix.push({ cls: 'half-catalogue term', q: { ...base, q: parseQuery(pick(['the', 'best', 'music'])) } });
-  }
-  return mix;
-}
 
 function dbSize(store: Store, dir: string | undefined): Promise<number> {
   if (dir) return Promise.resolve(readdirSync(dir).filter((f) => f.startsWith('cloudtwin.db')).reduce((s, f) => s + statSync(join(dir, f)).size, 0));
@@ -91,12 +54,6 @@ interface SizeResult {
   alone: Record<string, number[]>;
   cold: Record<string, number[]>;
   slowest: { ms: number; cls: string; q: string }[];
-}
-
-/** A query in a line (for the slowest-queries list). */
-function describe(q: SearchQuery): string {
-  const text = q.q ? [...q.q.clauses.map((c) => c.alternatives.map((a) => (a.words.length > 1 ? `"${a.words.join(' ')}"` : a.words[0])).join('|')), ...q.q.excluded.map((a) => `-${a.words.join(' ')}`)].join(' ') : '(no q)';
-  return `${text} order=${q.order} types=${q.types.join(',')} offset=${q.offset}${q.location ? ' geo' : ''}${q.eventType ? ` ${q.eventType}` : ''}${q.videoDuration ? ' filters' : ''}`;
 }
 
 async function runSize(size: number): Promise<SizeResult> {
@@ -145,7 +102,7 @@ async function runSize(size: number): Promise<SizeResult> {
     const dbMiB = (await dbSize(store, dataDir)) / 2 ** 20;
     process.stderr.write(`  ${size}: generated in ${generateS.toFixed(1)} s (this process's CPU ${generateCpuS.toFixed(1)} s), index ${indexHow} in ${indexS.toFixed(1)} s (CPU ${indexCpuS.toFixed(1)} s) (${engine.size} documents), db ${dbMiB.toFixed(0)} MiB, heap ${heapMiB.toFixed(0)} MiB\n`);
 
-    const mix = await queryMix(store);
+    const mix = await mediaQueryMix(store.db);
     // warm-up: every query once (JIT, lazily built orderings)
     for (const m of mix) await engine.search(m.q);
     // alone: each query of the mix by itself, engine time only (its own cost, no queueing)
@@ -162,7 +119,7 @@ async function runSize(size: number): Promise<SizeResult> {
         evaluate(engine.index, m.q);
         const ms = performance.now() - s;
         ((round === 0 ? cold : alone)[m.cls] ??= []).push(ms);
-        if (round === 0) slow.push({ ms, cls: m.cls, q: describe(m.q) });
+        if (round === 0) slow.push({ ms, cls: m.cls, q: describeMixQuery(m.q) });
       }
     }
     slow.sort((a, b) => b.ms - a.ms);

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
-import { setChampionParameters, setOrderedScanThreshold, strategyStats } from '../../src/services/media/search/evaluate.ts';
+import type { MediaSearch } from '../../src/services/media/search/engine.ts';
+import { buildChampions, setChampionParameters, setOrderedScanThreshold, strategyStats } from '../../src/services/media/search/evaluate.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
+import { pageTokens } from '../../src/services/media/pageToken.ts';
+import { describeMixQuery, mediaQueryMix } from '../support/mediaQueryMix.ts';
 import { type FixtureStore, openFixture, query } from './media.fixture.ts';
 
 const VIDEOS = 1500;
@@ -73,5 +78,132 @@ describe('media search: strategies and stores agree', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+/**
+ * The answers of the engine as it was before positional postings (recorded from that code on
+ * this catalogue: `MEDIA_PARITY_RECORD=1 npm test -- test/unit/media.parity.test.ts`), for the
+ * whole bench:media query mix and the queries above, under three settings of the engine's
+ * thresholds: the defaults (at this size, every candidate scored: exact totals), small champion
+ * lists with walks that give up early (champion, deep-list and walk strategies, estimated
+ * totals), and walks that never give up. Each answer: the results in order (kind and the id's
+ * place among that kind's ids, sorted), the total, whether more follow, the page tokens the API
+ * would send, and a hash of every field of the hits. One line per query, its answer per setting.
+ */
+const ANSWERS = new URL('./media.parity.answers.ndjson', import.meta.url);
+const PARITY_VIDEOS = 3000;
+const SETTINGS = {
+  default: { orderedScanMin: 20_000, championMinDf: 2000, champions: 1024 },
+  small: { orderedScanMin: 16, championMinDf: 20, champions: 64 },
+  walk: { orderedScanMin: 0, championMinDf: 20, champions: 64 },
+} as const;
+type Setting = keyof typeof SETTINGS;
+
+/** One query's answer under one setting. */
+interface Answer {
+  results: string;
+  hits: string;
+  total: number;
+  hasMore: boolean;
+  next: string;
+  prev: string;
+}
+/** A query and its answers. */
+interface Recorded {
+  query: string;
+  answers: Record<Setting, Answer>;
+}
+
+/**
+ * A line of the file: the query, the default setting's results and hits hash, and per setting
+ * `[total, hasMore, next, prev]`, followed by its results and hits hash when they differ from
+ * the default setting's.
+ */
+function toLine(r: Recorded): string {
+  const d = r.answers.default;
+  const line: Record<string, unknown> = { query: r.query, results: d.results, hits: d.hits };
+  for (const [k, a] of Object.entries(r.answers)) line[k] = [a.total, a.hasMore, a.next, a.prev, ...(a.results === d.results && a.hits === d.hits ? [] : [a.results, a.hits])];
+  return JSON.stringify(line);
+}
+function fromLine(text: string): Recorded {
+  const line = JSON.parse(text);
+  const answers = {} as Record<Setting, Answer>;
+  for (const k of Object.keys(SETTINGS) as Setting[]) {
+    const [total, hasMore, next, prev, results = line.results, hits = line.hits] = line[k];
+    answers[k] = { results, hits, total, hasMore, next, prev };
+  }
+  return { query: line.query, answers };
+}
+
+/** Phrases beyond the mix's two-word ones: repeated words, three and four words, excluded, among alternatives, unspaced scripts. */
+function phraseQueries(): SearchQuery[] {
+  const texts = ['"the the"', '"the best music"', '"best music video"', 'music -"the best"', '"the best"|guitar', '"la la"', '"el la" música', '"the best" "music video"', '"live new" -"the the"', '音楽 ライブ', '"the best of the"'];
+  return texts.flatMap((t) => (['relevance', 'date', 'title'] as const).map((order) => query({ q: parseQuery(t), order, limit: 25, safeSearch: 'moderate' })));
+}
+
+function tune(engine: MediaSearch, s: (typeof SETTINGS)[Setting]): void {
+  setOrderedScanThreshold(s.orderedScanMin);
+  setChampionParameters(s.championMinDf, s.champions);
+  buildChampions(engine.index);
+}
+
+describe('media search: the answers recorded before positional postings', () => {
+  let f: FixtureStore;
+  before(async () => {
+    f = await openFixture([]);
+    await generateInto(storeTarget(f.store), { videos: PARITY_VIDEOS, seed: 11 }, generatedCount(PARITY_VIDEOS));
+  });
+  after(async () => {
+    await f.close();
+    setOrderedScanThreshold(20_000);
+    setChampionParameters(2000, 1024);
+  });
+
+  test('the whole query mix gives the recorded answers, phrases cold and remembered', async () => {
+    const engine = f.media.engine as MediaSearch;
+    await engine.refresh();
+    const seen = new Set<string>();
+    const all = [...(await mediaQueryMix(f.store.db)).map((m) => m.q), ...queries(), ...phraseQueries()].filter((q) => {
+      const k = JSON.stringify(q);
+      return !seen.has(k) && seen.add(k);
+    });
+    const place = new Map<string, number>();
+    for (const table of ['media_videos', 'media_channels', 'media_playlists'] as const) {
+      const ids = (await f.store.db.selectFrom(table).select('id').execute()).map((r) => r.id).sort();
+      ids.forEach((id, i) => place.set(`${table[6]}${id}`, i));
+    }
+    const answers: Recorded[] = all.map((q) => ({ query: describeMixQuery(q), answers: {} as Record<Setting, Answer> }));
+    for (const [setting, s] of Object.entries(SETTINGS) as [Setting, (typeof SETTINGS)[Setting]][]) {
+      tune(engine, s);
+      // the first pass with no phrase remembered (each query as if never asked), then twice as they come (remembered)
+      for (const pass of [0, 1, 2]) {
+        for (let i = 0; i < all.length; i++) {
+          const q = all[i];
+          if (pass === 0) engine.index.clearPhrases();
+          const r = await engine.search(q);
+          const end = q.offset + r.hits.length;
+          const tokens = pageTokens(q.offset, end, r.hasMore && r.hits.length > 0 && end < q.maxReachable);
+          const answer: Answer = {
+            results: r.hits.map((h) => `${h.kind[0]}${place.get(`${h.kind[0]}${h.id}`)}`).join(' '),
+            hits: createHash('sha256').update(JSON.stringify(r.hits)).digest('hex').slice(0, 16),
+            total: r.totalResults,
+            hasMore: r.hasMore,
+            next: tokens.nextPageToken ?? '',
+            prev: tokens.prevPageToken ?? '',
+          };
+          if (pass === 0) answers[i].answers[setting] = answer;
+          else assert.deepEqual(answer, answers[i].answers[setting], `pass ${pass}, ${setting}: ${answers[i].query}`);
+        }
+      }
+    }
+    if (process.env.MEDIA_PARITY_RECORD) {
+      writeFileSync(ANSWERS, answers.map(toLine).join('\n') + '\n');
+      return;
+    }
+    const recorded = readFileSync(ANSWERS, 'utf8').trim().split('\n').map(fromLine);
+    assert.equal(answers.length, recorded.length, 'as many queries as recorded');
+    for (let i = 0; i < answers.length; i++) assert.deepEqual(answers[i], recorded[i], recorded[i].query);
+    assert.ok(recorded.filter((a) => a.answers.default.results).length > 600, 'most recorded queries have results');
   });
 });
