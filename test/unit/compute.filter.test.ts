@@ -95,6 +95,11 @@ const cases: [string, boolean][] = [
   ["name eq '\\x{77}eb-1'", true],
   ["name eq 'web\\B-1'", false],
   ["name eq '^web-1$'", true],
+  // RE2's syntax, as RE2 reads it: group names may start with a digit, Unicode classes, quoted text.
+  ["name eq '(?P<1x>web)-1'", true],
+  ["name eq '\\pL+-\\d'", true],
+  ["name eq '\\Qweb-\\E1'", true],
+  ["name eq '\\Qweb.\\E1'", false],
 ];
 
 describe('Compute list filter: matching', () => {
@@ -115,7 +120,6 @@ const invalid = [
   'OR name = x',
   'name = "unterminated',
   "name eq 'a**'", // RE2: bad repetition operator
-  "name eq '(?P<1x>a)'",
   "name eq '\\k<a>'",
   "name eq '(?=a)a'", // lookarounds: not RE2
   "name eq '(a)\\1'", // backreferences: not RE2

@@ -10,12 +10,13 @@
  *   region eq ".*\bus\-central1\b.*"        (gcloud's form for aggregated lists)
  * A filter that does not parse is a 400 `invalid` naming the filter, never a match-all.
  * Bounded: the text (4096 characters), the nesting depth, the number of terms and each regex's
- * length. Regexes run on an RE2-syntax NFA matcher (`re2.ts`): linear time, no catastrophic
+ * length. Regexes run on re2js, RE2's JavaScript port: RE2's syntax, linear time, no catastrophic
  * backtracking whatever the pattern; what RE2 lacks (backreferences, lookarounds) is refused.
  */
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { ApiError } from '../../../platform/http/errors.ts';
 import type { ComputeFilter } from '../instanceTemplate/types.ts';
-import { type Re2, type Re2Budget, Re2BudgetExceeded, Re2SyntaxError, compileRe2 } from './re2.ts';
 
 export const MAX_FILTER_LENGTH = 4096;
 export const MAX_FILTER_DEPTH = 16;
@@ -24,8 +25,24 @@ export const MAX_FILTER_TERMS = 64;
 export const MAX_REGEX_LENGTH = 256;
 /** Longest value a regex is run against (resource fields are far shorter). */
 const MAX_MATCHED_LENGTH = 4096;
-/** Matching work one filter may spend per list call (NFA threads stepped over characters). */
+/** Largest compiled regex (RE2's program size: repetitions expand). */
+export const MAX_PROGRAM_SIZE = 1024;
+/**
+ * Matching work one filter may spend per list call: each match is charged its program size times
+ * the value's length plus one, the bound on what RE2's NFA does for it.
+ */
 export const MAX_FILTER_STEPS = 20_000_000;
+
+/** A compiled whole-value regex. */
+interface Re2 {
+  readonly re: RE2JS;
+  readonly size: number;
+}
+
+/** The regex work left to one parsed filter; shared by every resource it is matched against. */
+interface Re2Budget {
+  steps: number;
+}
 
 type Op = '=' | '!=' | ':' | 'eq' | 'ne' | '<' | '<=' | '>' | '>=';
 
@@ -228,12 +245,37 @@ function escapeRegex(s: string): string {
 /** Compiles the regex of an `eq` / `ne` term (RE2 syntax, whole-value match, linear time). */
 function compileTermRegex(pattern: string): Re2 {
   if (pattern.length > MAX_REGEX_LENGTH) throw new FilterSyntaxError('regex too long');
+  return compileRe2(pattern);
+}
+
+const requireLazily = createRequire(import.meta.url);
+let re2js: typeof import('re2js') | undefined;
+
+/**
+ * An RE2 pattern, compiled; what RE2 refuses, or a program past MAX_PROGRAM_SIZE, is a syntax
+ * error of the filter. re2js is loaded with the first filter that needs it (~20 ms at start-up otherwise).
+ */
+function compileRe2(pattern: string): Re2 {
+  re2js ??= requireLazily('re2js') as typeof import('re2js');
+  let re: RE2JS;
   try {
-    return compileRe2(pattern);
+    re = re2js.RE2JS.compile(pattern);
   } catch (e) {
-    if (e instanceof Re2SyntaxError) throw new FilterSyntaxError(e.message);
+    if (e instanceof re2js.RE2JSException) throw new FilterSyntaxError(e.message);
     throw e;
   }
+  const size = re.programSize();
+  if (size > MAX_PROGRAM_SIZE) throw new FilterSyntaxError('regex program too large');
+  return { re, size };
+}
+
+class BudgetExceeded extends Error {}
+
+/** Whether the regex matches the whole of `s`, charged to the filter's budget. */
+function wholeMatch(regex: Re2, s: string): boolean {
+  if (s.length > MAX_MATCHED_LENGTH) return false;
+  if (budget && (budget.steps -= regex.size * (s.length + 1)) < 0) throw new BudgetExceeded();
+  return regex.re.testExact(s);
 }
 
 /** Parses a list `filter`. Empty text matches everything. Throws ApiError 400 `invalid`. */
@@ -285,7 +327,7 @@ function equals(v: unknown, term: Extract<Node, { kind: 'term' }>): boolean {
   if (typeof v === 'boolean') return String(v) === term.value.toLowerCase();
   const s = text(v);
   if (s === undefined) return false;
-  if (term.glob) return s.length <= MAX_MATCHED_LENGTH && term.glob.test(s, budget);
+  if (term.glob) return wholeMatch(term.glob, s);
   if (NUMBER.test(s) && NUMBER.test(term.value)) return numericOrder(s, term.value) === 0;
   return s === term.value;
 }
@@ -323,13 +365,13 @@ function evalTerm(term: Extract<Node, { kind: 'term' }>, resource: unknown): boo
         const s = text(v);
         if (s === undefined) return false;
         if (typeof v !== 'string') return equals(v, term);
-        return term.glob ? s.length <= MAX_MATCHED_LENGTH && term.glob.test(s, budget) : s.includes(term.value);
+        return term.glob ? wholeMatch(term.glob, s) : s.includes(term.value);
       });
     case 'eq':
     case 'ne': {
       const hit = values.some((v) => {
         const s = text(v);
-        return s !== undefined && s.length <= MAX_MATCHED_LENGTH && term.regex!.test(s, budget);
+        return s !== undefined && wholeMatch(term.regex!, s);
       });
       return term.op === 'eq' ? hit : !hit;
     }
@@ -369,7 +411,7 @@ export function matchesFilter(filter: ComputeFilter, resource: unknown): boolean
   try {
     return evaluate(parsed.root, resource);
   } catch (e) {
-    if (e instanceof Re2BudgetExceeded) throw tooExpensive(parsed.source);
+    if (e instanceof BudgetExceeded) throw tooExpensive(parsed.source);
     throw e;
   } finally {
     budget = undefined;
