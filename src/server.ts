@@ -161,7 +161,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const metrics = installMetrics(app);
     // gRPC: the same services, authenticator, metrics and request log as REST (see src/platform/grpc/).
-    const journal = new Journal({ capacity: opts.journalSize, bodies: opts.journalBodies });
+    const journal = new Journal({ capacity: opts.journalSize, bodies: opts.journalBodies, projectId: (p) => iam.loadedDirectory()?.project(p)?.projectId });
     const faults = new Faults({ store, clock, ids, resolveProject: async (p) => (await iam.directory()).project(p) });
     await faults.reload();
     const grpc = new GrpcFront({ authenticator, log: app.log, faults });

@@ -181,6 +181,10 @@ describe('fault injection through the official clients', () => {
       assert.equal(created.operation, op.name);
       assert.equal(created.project, DEMO.projectId);
       assert.equal(created.principal, ALICE);
+      // A key called by the name the API gives it (the project's number) is journaled by the project's id.
+      await rejectsWithCode(client.getKey({ name: `projects/${DEMO.projectNumber}/locations/global/keys/none` }, auth()), 5);
+      const [byNumber] = (await server.admin('GET', '/_twin/v1/requests?method=apikeys.projects.locations.keys.get&limit=1')).requests as any[];
+      assert.deepEqual([byNumber.url.startsWith('/google.'), byNumber.status, byNumber.project], [true, 404, DEMO.projectId]);
     } finally {
       await client.close();
     }

@@ -63,7 +63,7 @@ describe('request journal (GET|DELETE /_twin/v1/requests)', () => {
     assert.equal(by('compute.regionInstanceTemplates.insert').principal, CORA);
     const search = by('youtube.search.list');
     assert.equal(search.principal, undefined);
-    assert.equal(search.project, DEMO.projectNumber);
+    assert.equal(search.project, DEMO.projectId, "the key's project, by id");
     assert.match(search.apiKeyId, /^[0-9a-f-]{36}$/);
     assert.equal(search.query.forMine, 'false');
     assert.equal(search.query.key, 'REDACTED');
@@ -76,6 +76,42 @@ describe('request journal (GET|DELETE /_twin/v1/requests)', () => {
     assert.ok(entries.every((e) => e.requestBody === undefined && e.responseBody === undefined));
     const text = JSON.stringify(entries);
     assert.ok(!text.includes(key));
+  });
+
+  test('a call records its project by id, whichever form it named (a key by its name, a key string, a number in the path)', async () => {
+    const created = (await t.call(ALICE, { method: 'POST', url: `${keysPath()}?keyId=by-number`, payload: { displayName: 'n' } })).json();
+    // The API answers a key's name with the project's number; clients call the key by that name.
+    const name = created.response.name as string;
+    assert.ok(name.startsWith(`projects/${DEMO.projectNumber}/`), name);
+    await t.call(ALICE, { method: 'GET', url: `/v2/${name}` });
+    await t.call(ALICE, { method: 'PATCH', url: `/v2/${name}?updateMask=displayName`, payload: { displayName: 'm' } });
+    await t.call(ALICE, { method: 'GET', url: `/v2/${name}/keyString` });
+    await t.call(ALICE, { method: 'GET', url: `/v2/projects/${DEMO.projectNumber}/locations/global/keys/missing` });
+    await t.call(BOB, { method: 'GET', url: `/v1/projects/${DEMO.projectNumber}/services?filter=state:ENABLED` });
+    await t.call(CORA, { method: 'GET', url: `/compute/v1/projects/${DEMO.projectNumber}/global/instanceTemplates` });
+    // A media call knows its project from the key (or the token): by number.
+    await get(t, '/youtube/v3/search?part=snippet&q=pasta', { key });
+    await get(t, '/youtube/v3/videos?part=id&id=x', { key });
+    // A project the world does not know stays as the call named it.
+    await t.call(ALICE, { method: 'GET', url: '/v2/projects/999999999999/locations/global/keys' });
+
+    const entries = (await journal(t)).reverse();
+    assert.deepEqual(
+      entries.map((e) => [e.method, e.project]),
+      [
+        ['apikeys.projects.locations.keys.create', DEMO.projectId],
+        ['apikeys.projects.locations.keys.get', DEMO.projectId],
+        ['apikeys.projects.locations.keys.patch', DEMO.projectId],
+        ['apikeys.projects.locations.keys.getKeyString', DEMO.projectId],
+        ['apikeys.projects.locations.keys.get', DEMO.projectId],
+        ['serviceusage.services.list', DEMO.projectId],
+        ['compute.instanceTemplates.list', DEMO.projectId],
+        ['youtube.search.list', DEMO.projectId],
+        ['youtube.videos.list', DEMO.projectId],
+        ['apikeys.projects.locations.keys.list', '999999999999'],
+      ],
+    );
+    assert.equal(entries[4].status, 404);
   });
 
   test('filters: method (with *), principal, project (id or number), status, since, after, limit', async () => {

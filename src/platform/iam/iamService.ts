@@ -70,6 +70,14 @@ export class IamService {
     return this.#directory && Date.now() - this.#checkedAt < this.#refreshMs ? this.#directory : undefined;
   }
 
+  /**
+   * The directory as last loaded, however long ago (undefined before the first load), without
+   * waiting: for what a world change cannot make wrong, like the id of a project known by number.
+   */
+  loadedDirectory(): Directory | undefined {
+    return this.#directory;
+  }
+
   async #refresh(): Promise<Directory> {
     const generation = await readSetting(this.#store.db, GENERATION, '');
     this.#checkedAt = Date.now();

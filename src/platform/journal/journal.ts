@@ -31,6 +31,10 @@ export interface JournalEntry {
   principal?: string;
   /** The id of the API key the call carried (its last name segment), never its string. */
   apiKeyId?: string;
+  /**
+   * The project's id, whichever form the call named it by: a key's name and a key's identity
+   * carry the project's number, a client may name either.
+   */
   project?: string;
   /** HTTP status; 0 when the connection was reset before any answer. */
   status: number;
@@ -62,6 +66,9 @@ export interface JournalQuery {
   limit?: number;
 }
 
+/** A project's id from its id or number, undefined for a project the world does not know (it is then recorded as the call named it). */
+export type ProjectIdOf = (idOrNumber: string) => string | undefined;
+
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 export const MAX_JOURNAL_LIMIT = 10_000;
 
@@ -89,13 +96,15 @@ export class Journal {
   readonly capacity: number;
   readonly bodies: boolean;
   readonly #ring: (JournalEntry | undefined)[];
+  readonly #projectId: ProjectIdOf;
   #next = 0;
   #seq = 0;
 
-  constructor(opts: { capacity?: number; bodies?: boolean } = {}) {
+  constructor(opts: { capacity?: number; bodies?: boolean; projectId?: ProjectIdOf } = {}) {
     this.capacity = opts.capacity ?? DEFAULT_JOURNAL_SIZE;
     if (!Number.isInteger(this.capacity) || this.capacity < 0) throw new Error(`journal size must be a whole number >= 0, not ${opts.capacity}`);
     this.bodies = opts.bodies ?? false;
+    this.#projectId = opts.projectId ?? (() => undefined);
     this.#ring = new Array(this.capacity);
   }
 
@@ -110,11 +119,12 @@ export class Journal {
 
   #cleared = 0;
 
-  /** Records one call (`seq` is assigned here). */
+  /** Records one call (`seq` is assigned here; a project named by its number is recorded by its id). */
   record(entry: Omit<JournalEntry, 'seq'>): void {
     if (this.capacity === 0) return;
     const e = entry as JournalEntry;
     e.seq = ++this.#seq;
+    if (e.project !== undefined) e.project = this.#projectId(e.project) ?? e.project;
     this.#ring[this.#next] = e;
     this.#next = this.#next + 1 === this.capacity ? 0 : this.#next + 1;
   }
