@@ -1,4 +1,5 @@
 import type { SecretBox } from '../platform/crypto/secretBox.ts';
+import { MAX_FAULT_RULES, tooManyRules } from '../platform/faults/rules.ts';
 import { invalidArgument } from '../platform/http/errors.ts';
 import type { IamService } from '../platform/iam/iamService.ts';
 import { ALL_TABLES, RETIRED_TABLES } from '../platform/store/migrations.ts';
@@ -48,6 +49,8 @@ export class SnapshotService {
       if (RETIRED_TABLES.has(t) && Array.isArray(s.tables[t])) continue;
       if (!(ALL_TABLES as readonly string[]).includes(t) || !Array.isArray(s.tables[t])) throw invalidArgument(`Invalid snapshot: tables.${t} is not a known table of rows.`);
     }
+    const rules = s.tables.fault_rules?.length ?? 0;
+    if (rules > MAX_FAULT_RULES) throw tooManyRules('this snapshot (tables.fault_rules)', rules);
     await this.#store.db.transaction().execute(async (trx) => {
       for (const t of ALL_TABLES) await trx.deleteFrom(t).execute();
       for (const t of [...ALL_TABLES].reverse()) {

@@ -22,6 +22,17 @@ describe('admin API: media catalogue', () => {
     return res.body ? res.body.trim().split('\n').map((l) => JSON.parse(l)) : [];
   };
 
+  test('catalog:write takes bodies up to its own 64 MiB limit, and names that limit past it', async () => {
+    const write = (body: string) =>
+      t.twin.app.inject({ method: 'POST', url: `${CATALOG}:write`, payload: body, headers: { authorization: `Bearer ${t.twin.adminToken}`, 'content-type': 'application/json' } });
+    // 5 MiB (over the API routes' 4 MiB) of valid JSON: read and answered.
+    const big = await write('{"entries": []' + ' '.repeat(5 * 1024 * 1024) + '}');
+    assert.equal(big.statusCode, 200, big.body);
+    assert.deepEqual(big.json(), { written: 0 });
+    const over = await write('{"entries": []' + ' '.repeat(70 * 1000 * 1000) + '}');
+    assertError(over, 413, 'INVALID_ARGUMENT', `Request payload size exceeds the limit: ${64 * 1024 * 1024} bytes.`);
+  });
+
   test('every route needs the admin token', async () => {
     const userToken = await t.token(ALICE);
     const routes: [string, string, unknown?][] = [

@@ -1,5 +1,6 @@
 /** Browsers: CORS on the Google API surfaces; the admin API stays closed to other origins and hosts. */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { hostnameOf, isOwnHost } from '../../src/platform/http/localSurface.ts';
 import { startTestTwin, type TestTwin } from '../support/twin.ts';
@@ -138,6 +139,74 @@ describe('the admin API stays closed to other origins and hosts', () => {
     }
     const after = (await t.admin('GET', '/_twin/v1/clock')).json();
     assert.notDeepEqual(after, clock);
+  });
+});
+
+describe('the local surfaces are guarded on the path the router routes', () => {
+  let t: TestTwin;
+  before(async () => {
+    t = await startTestTwin();
+  });
+  after(() => t.close());
+  const auth = () => ({ authorization: `Bearer ${t.twin.adminToken}` });
+  // Each spelling routes to the same admin or console route as the first.
+  const snapshot = ['/_twin/v1/snapshot', '/%5Ftwin/v1/snapshot', '/%5ftwin/v1/snapshot', '/_%74win/v1/%73napshot'];
+  const consolePaths = ['/console/', '/%63onsole/', '/c%6Fnsole/'];
+
+  it('a foreign Host is refused on an encoded admin or console path as on the plain one', async () => {
+    for (const url of snapshot) {
+      const res = await t.twin.app.inject({ method: 'GET', url, headers: { ...auth(), host: 'evil.example' } });
+      assert.equal(res.statusCode, 403, url);
+      assert.equal(res.json().error.status, 'PERMISSION_DENIED', url);
+      const own = await t.twin.app.inject({ method: 'GET', url, headers: { ...auth(), host: 'localhost' } });
+      assert.equal(own.statusCode, 200, `${url} routes to the snapshot`);
+    }
+    for (const url of consolePaths) {
+      const res = await t.twin.app.inject({ method: 'GET', url, headers: { host: 'evil.example' } });
+      assert.equal(res.statusCode, 403, url);
+    }
+  });
+
+  it('a cross-origin state change is refused on an encoded admin path', async () => {
+    for (const url of ['/_twin/v1/clock:advance', '/%5Ftwin/v1/clock:advance']) {
+      const res = await t.twin.app.inject({ method: 'POST', url, payload: { seconds: 1 }, headers: { ...auth(), origin: 'http://evil.example' } });
+      assert.equal(res.statusCode, 403, url);
+    }
+  });
+
+  it('a preflight or a cross-origin answer on an encoded admin path carries no CORS permission', async () => {
+    for (const url of ['/_twin/v1/reset', '/%5Ftwin/v1/reset', '/%5Ftwin/v1/snapshot']) {
+      const pre = await t.twin.app.inject({ method: 'OPTIONS', url, headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
+      assert.equal(pre.statusCode, 403, url);
+      assert.equal(pre.headers['access-control-allow-origin'], undefined, url);
+    }
+    for (const url of snapshot) {
+      const get = await t.twin.app.inject({ method: 'GET', url, headers: { ...auth(), origin: ORIGIN } });
+      assert.equal(get.statusCode, 200, url);
+      for (const h of Object.keys(get.headers)) assert.ok(!h.startsWith('access-control-'), `${url}: ${h}`);
+    }
+  });
+
+  it('an absolute-form request target gets the answer its path gets', async () => {
+    const listener = await t.twin.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const raw = (target: string, host: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(listener.port, '127.0.0.1');
+          let out = '';
+          socket.on('data', (d) => (out += d));
+          socket.on('end', () => resolve(out));
+          socket.on('error', reject);
+          socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${t.twin.adminToken}\r\nConnection: close\r\n\r\n`);
+        });
+      const status = (answer: string) => Number(answer.split(' ')[1]);
+      for (const target of ['http://evil.example/_twin/v1/snapshot', 'http://evil.example/%5Ftwin/v1/snapshot', 'HTTP://evil.example/console/']) {
+        assert.equal(status(await raw(target, 'evil.example')), 403, target);
+      }
+      assert.equal(status(await raw('http://localhost/_twin/v1/health', 'localhost')), 200);
+    } finally {
+      await listener.close();
+    }
   });
 });
 

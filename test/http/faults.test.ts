@@ -166,6 +166,34 @@ describe('fault injection (admin API /_twin/v1/faults)', () => {
     assert.equal((await t.admin('DELETE', '/_twin/v1/faults/f-nope')).statusCode, 404);
   });
 
+  test('at most 100 rules are kept: one more is a 400 in the admin envelope, and so is a snapshot with more', async () => {
+    for (let i = 0; i < 100; i++) await addRule({ match: { method: `apikeys.nothing${i}` }, action: { type: 'latency', delayMs: 1 } });
+    const over = await t.admin('POST', '/_twin/v1/faults', { match: { method: '*' }, action: { type: 'error', status: 'UNAVAILABLE' } });
+    assert.equal(over.statusCode, 400, over.body);
+    assert.equal(over.json().error.status, 'INVALID_ARGUMENT');
+    assert.match(over.json().error.message, /^At most 100 fault rules are kept; one more .* would make 101\.$/);
+    assert.equal((await t.admin('GET', '/_twin/v1/faults')).json().faults.length, 100);
+    // A snapshot with the 100 is restored; one with 101 is refused whole (the store keeps what it had).
+    const snapshot = (await t.admin('GET', '/_twin/v1/snapshot')).json();
+    assert.equal((await t.admin('PUT', '/_twin/v1/snapshot', snapshot)).statusCode, 200);
+    const rows = snapshot.tables.fault_rules;
+    const more = { ...snapshot, tables: { ...snapshot.tables, fault_rules: [...rows, { ...rows[0], id: 'f-000000000101', position: 101 }] } };
+    const refused = await t.admin('PUT', '/_twin/v1/snapshot', more);
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.match(refused.json().error.message, /^At most 100 fault rules are kept; this snapshot \(tables.fault_rules\) would make 101\.$/);
+    assert.equal((await t.admin('GET', '/_twin/v1/faults')).json().faults.length, 100);
+  });
+
+  test('a method pattern with many stars costs a call no more than a plain one', async () => {
+    // As a regex, `*********a` took seconds per call on an id that ends otherwise.
+    await addRule({ match: { method: '*'.repeat(40) + 'a' }, action: { type: 'error', status: 'UNAVAILABLE' } });
+    const res = await listKeys();
+    assert.equal(res.statusCode, 200, res.body);
+    const journal = await t.admin('GET', `/_twin/v1/requests?method=${'*'.repeat(40)}a`);
+    assert.equal(journal.statusCode, 200);
+    assert.deepEqual(journal.json().requests, []);
+  });
+
   test('injected answers are counted in /metrics and marked in the journal; reset clears rules and journal', async () => {
     const rule = await addRule({ match: { method: 'apikeys.projects.locations.keys.list' }, action: { type: 'error', status: 'UNAVAILABLE' }, when: { next: 1 } });
     await listKeys();

@@ -114,6 +114,18 @@ describe('request journal (GET|DELETE /_twin/v1/requests)', () => {
     assert.equal(entries[4].status, 404);
   });
 
+  test('an admin token or a JWT under a parameter name not known as secret is masked, in the URL and the query', async () => {
+    const admin = t.twin.adminToken.startsWith('ctadm_') ? t.twin.adminToken : 'ctadm_0123456789abcdefghijklmnopqrstuv';
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJjaUBleGFtcGxlLmNvbSJ9.c2lnbmF0dXJl';
+    await get(t, `/youtube/v3/videos?part=id&id=x&debug=${admin}&note=${encodeURIComponent(`see ${jwt}`)}&adminToken=plain-secret`, { key });
+    const [entry] = await journal(t, '?limit=1');
+    assert.equal(entry.query.debug, 'REDACTED');
+    assert.equal(entry.query.note, 'see REDACTED');
+    assert.equal(entry.query.adminToken, 'REDACTED');
+    const text = JSON.stringify(entry);
+    for (const secret of [admin, jwt, 'plain-secret']) assert.ok(!text.includes(secret), secret);
+  });
+
   test('filters: method (with *), principal, project (id or number), status, since, after, limit', async () => {
     await t.call(ALICE, { method: 'GET', url: keysPath() });
     await t.call(BOB, { method: 'GET', url: keysPath() });

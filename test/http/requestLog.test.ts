@@ -45,4 +45,12 @@ describe('request log: one line per request', () => {
     assert.equal(lines.length, 1);
     assert.equal(lines[0].url, '/v2/keys:lookupKey?keyString=REDACTED');
   });
+
+  it('an admin token or a JWT under any parameter name is masked', async () => {
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJjaUBleGFtcGxlLmNvbSJ9.c2lnbmF0dXJl';
+    lines.length = 0;
+    await t.twin.app.inject({ url: `/_twin/v1/health?debug=ctadm_0123456789abcdefghijklmnopqrstuv&note=${jwt}&adminToken=plain-secret` });
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0].url, '/_twin/v1/health?debug=REDACTED&note=REDACTED&adminToken=REDACTED');
+  });
 });

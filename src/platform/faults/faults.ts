@@ -6,7 +6,7 @@ import { notFound } from '../http/errors.ts';
 import { methodPattern } from '../journal/journal.ts';
 import { readSetting, writeSetting } from '../store/settings.ts';
 import type { Store } from '../store/store.ts';
-import { type FaultAction, type FaultRule, type FaultRuleInput, checkRule, fires, renderRule, spent } from './rules.ts';
+import { type FaultAction, type FaultRule, type FaultRuleInput, MAX_FAULT_RULES, checkRule, fires, renderRule, spent, tooManyRules } from './rules.ts';
 
 /** Changes on every change of the rules (a random mark, so a reset that clears it is a change too). */
 const VERSION = 'faults.version';
@@ -85,8 +85,12 @@ export class Faults {
 
   async create(input: FaultRuleInput): Promise<Record<string, unknown>> {
     const rule = checkRule(input, 'f-' + this.#ids.hex(6), this.#clock.nowMs());
-    const position = await this.#store.db.selectFrom('fault_rules').select(sql<number>`coalesce(max(position), 0)`.as('last')).executeTakeFirst();
-    await this.#store.db.insertInto('fault_rules').values({ id: rule.id, position: Number(position?.last ?? 0) + 1, rule: JSON.stringify(rule), matched: 0, injected: 0 }).execute();
+    const table = await this.#store.db
+      .selectFrom('fault_rules')
+      .select([sql<number>`coalesce(max(position), 0)`.as('last'), sql<number>`count(*)`.as('count')])
+      .executeTakeFirst();
+    if (Number(table?.count ?? 0) >= MAX_FAULT_RULES) throw tooManyRules('one more (delete rules first: DELETE /_twin/v1/faults/{id}, or DELETE /_twin/v1/faults for all)', Number(table?.count) + 1);
+    await this.#store.db.insertInto('fault_rules').values({ id: rule.id, position: Number(table?.last ?? 0) + 1, rule: JSON.stringify(rule), matched: 0, injected: 0 }).execute();
     await this.#changed();
     return renderRule(rule, { matched: 0, injected: 0 }, this.#clock.nowMs());
   }

@@ -9,6 +9,18 @@ import { withOperationFailure } from '../operations/injectedFailure.ts';
  *    "action": {"type": "error", "status": "RESOURCE_EXHAUSTED", "reason": "rateLimitExceeded"},
  *    "when": {"next": 2}}
  */
+/**
+ * How many rules are kept at most (a call looks at every rule: past a few dozen, rules are a
+ * mistake, and an unbounded table is memory and time for every call). Creating one more, or
+ * restoring a snapshot with more, is a 400.
+ */
+export const MAX_FAULT_RULES = 100;
+
+/** The 400 answered past MAX_FAULT_RULES: `what` would make `count` rules. */
+export function tooManyRules(what: string, count: number): ApiError {
+  return invalidArgument(`At most ${MAX_FAULT_RULES} fault rules are kept; ${what} would make ${count}.`);
+}
+
 const Status = Type.Union(Object.keys(GRPC_CODE).map((s) => Type.Literal(s)));
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 const DelayMs = Type.Integer({ minimum: 0, maximum: 600_000 });

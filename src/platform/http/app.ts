@@ -284,7 +284,9 @@ function toApiError(err: any, request: FastifyRequest, bodyLimit: number): ApiEr
   if (err instanceof ApiError) return err;
   if (err?.validation) return validationError(err.validation, err.validationContext, request.routeOptions?.config?.bodyName ?? 'resource');
   if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new ApiError({ status: 'INVALID_ARGUMENT', httpCode: 413, message: `Request payload size exceeds the limit: ${bodyLimit} bytes.` });
+    // The route's own limit when it sets one (the admin API's bulk routes), else the app's.
+    const limit = request.routeOptions?.bodyLimit ?? bodyLimit;
+    return new ApiError({ status: 'INVALID_ARGUMENT', httpCode: 413, message: `Request payload size exceeds the limit: ${limit} bytes.` });
   }
   if (err?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
     return new ApiError({ status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. The body could not be read as JSON.' });

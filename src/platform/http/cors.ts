@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, urlNotFound } from './errors.ts';
 import { sendError } from './envelope.ts';
+import { routedPath } from './routes.ts';
 
 /** Request headers a page may send to the Google API surfaces (a preflight allows these at least). */
 export const CORS_ALLOWED_HEADERS = [
@@ -31,14 +32,10 @@ export interface CorsOptions {
   closedPrefixes: readonly string[];
 }
 
-function isClosed(url: string, prefixes: readonly string[]): boolean {
-  for (const p of prefixes) if (url.startsWith(p)) return true;
+/** Whether a routed path (`routedPath`) is on a closed surface. */
+function isClosed(path: string, prefixes: readonly string[]): boolean {
+  for (const p of prefixes) if (path.startsWith(p)) return true;
   return false;
-}
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
 }
 
 /**
@@ -52,7 +49,7 @@ export function installCors(app: FastifyInstance, opts: CorsOptions): void {
   // Actual requests: every answer of an API surface, errors included, names the origin.
   app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
-    if (origin !== undefined && request.method !== 'OPTIONS' && !isClosed(request.url, closed)) {
+    if (origin !== undefined && request.method !== 'OPTIONS' && !isClosed(routedPath(request.url), closed)) {
       reply.header('access-control-allow-origin', origin);
       reply.header('access-control-expose-headers', EXPOSED_HEADERS);
       reply.header('vary', 'Origin, X-Origin, Referer');
@@ -67,7 +64,7 @@ export function installCors(app: FastifyInstance, opts: CorsOptions): void {
     handler: (request: FastifyRequest, reply: FastifyReply) => {
       const origin = request.headers.origin;
       const requested = request.headers['access-control-request-method'];
-      const path = pathOf(request.url);
+      const path = routedPath(request.url);
       if (isClosed(path, closed)) {
         sendError(reply, new ApiError({ status: 'PERMISSION_DENIED', message: 'Cross-origin requests are not allowed on this surface.' }), 'modern');
         return;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { ApiError } from './errors.ts';
+import { routedPath } from './routes.ts';
 
 export interface LocalSurfaceOptions {
   /** Path prefixes of the surfaces meant for the machine's own user: the admin API and the console. */
@@ -48,8 +49,9 @@ export function installLocalSurfaceGuard(app: FastifyInstance, opts: LocalSurfac
   const allowed = new Set(opts.allowedHosts.map(hostnameOf).filter((h) => h !== '' && h !== '0.0.0.0' && h !== '::'));
   const prefixes = opts.prefixes;
   app.addHook('onRequest', (request, _reply, done) => {
-    // Every request passes here: a plain loop over the few prefixes (no closure per request).
-    const url = request.url;
+    // Every request passes here: a plain loop over the few prefixes (no closure per request), on
+    // the path the router routes (`/%5Ftwin/...` and `http://host/_twin/...` are the admin API too).
+    const url = routedPath(request.url);
     let local = false;
     for (let i = 0; i < prefixes.length && !local; i++) local = url.startsWith(prefixes[i]);
     if (!local) return done();

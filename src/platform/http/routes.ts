@@ -37,6 +37,44 @@ export function googlePath(template: string): string {
   );
 }
 
+/**
+ * The path of a request target as the router routes it (find-my-way): an absolute-form target
+ * (`http://host/path`) loses its scheme and authority, the query (`?`) and fragment (`#`) are cut,
+ * and percent-escapes are decoded as `decodeURI` does (`%5Ftwin` routes as `_twin`; reserved
+ * characters such as `%2F` stay escaped). Decisions about which surface a request is for (Host,
+ * Origin, CORS) are made on this path, never on the raw target. Costs nothing for the common
+ * target (origin-form, no escape): one character test and one search.
+ */
+export function routedPath(url: string): string {
+  let path = url;
+  if (path.charCodeAt(0) !== 47) {
+    const schemeEnd = path.indexOf('://');
+    const scheme = schemeEnd < 0 ? '' : path.slice(0, schemeEnd).toLowerCase();
+    if (scheme === 'http' || scheme === 'https') {
+      const start = schemeEnd + 3;
+      let end = path.length;
+      for (const c of '/?#') {
+        const at = path.indexOf(c, start);
+        if (at >= 0 && at < end) end = at;
+      }
+      path = path.charCodeAt(end) === 47 ? path.slice(end) : '/' + path.slice(end);
+    }
+  }
+  let cut = path.length;
+  for (const c of '?#') {
+    const at = path.indexOf(c);
+    if (at >= 0 && at < cut) cut = at;
+  }
+  if (cut < path.length) path = path.slice(0, cut);
+  if (!path.includes('%')) return path;
+  try {
+    // `%25` stays `%25`, as the router keeps it (decodeURI would make it a bare `%`).
+    return decodeURI(path.replaceAll('%25', '%2525'));
+  } catch {
+    return path;
+  }
+}
+
 /** The path a router pattern serves, as metrics and logs label it: `/keys/:key([^:]+)::undelete` -> `/keys/:key:undelete`. */
 export function routeLabel(pattern: string): string {
   return pattern.replace(/\((?:[^()\\]|\\.)*\)/g, '').replaceAll('::', ':');

@@ -28,15 +28,25 @@ export const SECRET_NAMES: ReadonlySet<string> = new Set([
   'privateKeyData',
   'private_key_data',
   'authorization',
+  'adminToken',
+  'admin_token',
+  'api_key',
+  'apiKey',
 ]);
 
 export function isSecretName(name: string): boolean {
   return SECRET_NAMES.has(name);
 }
 
-/** API key strings, twin access tokens and PEM private keys, wherever they appear in a text. */
-const SECRET_SHAPES = /AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_.~+/-]+|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
-const HINT = /AIza|ya29\.|PRIVATE KEY/;
+/**
+ * API key strings, access tokens (`ya29.`), admin tokens (`ctadm_`), JWTs (a self-signed
+ * service-account assertion: `eyJ...` header and payload) and PEM private keys, wherever they
+ * appear in a text. Linear in the text: a JWT starts only where a base64url run starts (so
+ * `eyJeyJeyJ...` is one attempt, not one per `eyJ`).
+ */
+const SECRET_SHAPES =
+  /AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_.~+/-]+|ctadm_[0-9A-Za-z_-]+|(?<![0-9A-Za-z_-])eyJ[0-9A-Za-z_-]+\.eyJ[0-9A-Za-z_-]+\.[0-9A-Za-z_-]*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+const HINT = /AIza|ya29\.|ctadm_|eyJ|PRIVATE KEY/;
 
 export const REDACTED = 'REDACTED';
 
