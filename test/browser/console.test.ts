@@ -8,23 +8,23 @@
  * the whole suite.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { browserUnavailable, launchChromium } from '../support/browser.ts';
 import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
+import { docsText } from '../support/docs.ts';
 import { startTestTwin, type TestTwin } from '../support/twin.ts';
 import { ALICE, CI_SA, DEMO, LOOSE, testWorld } from '../support/world.ts';
 import { createKey } from '../http/helpers.ts';
 
 const skip = browserUnavailable();
 const ARTIFACTS = new URL('../../test-artifacts/console/', import.meta.url).pathname;
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
-/** The YAML world documents the README applies, in README order. */
-const readmeWorlds = [...README.matchAll(/world:apply[^\n]*<<'YAML'\n([\s\S]*?)\nYAML\n/g)].map((m) => m[1]);
+/** The YAML world documents the README and docs apply, in reading order. */
+const readmeWorlds = [...docsText().matchAll(/world:apply[^\n]*<<'YAML'\n([\s\S]*?)\nYAML\n/g)].map((m) => m[1]);
 
 /** A title of one very long word: the cards must wrap it, not overflow. */
 const LONG_WORD = 'Supercalifragilisticexpialidocious'.repeat(5);
@@ -65,7 +65,7 @@ describe('the console in a browser', { skip }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestTwin({ world: { ...testWorld, media } });
     // The quick start's world, as a README reader has it when first opening the console.
-    assert.ok(readmeWorlds.length >= 2, 'the README applies its worlds with world:apply heredocs');
+    assert.ok(readmeWorlds.length >= 2, 'the README and docs apply their worlds with world:apply heredocs');
     await applyYaml(readmeWorlds[0]);
     url = (await t.twin.app.listen({ host: '127.0.0.1', port: 0 })) + '/console/';
     chromium = await launchChromium();
@@ -395,7 +395,7 @@ describe('the console in a browser', { skip }, () => {
   });
 
   it('creates a template with a bad field and shows the error on that field, once', async () => {
-    // The README's Compute section gives Alice the Compute roles.
+    // The Compute page's example gives Alice the Compute roles.
     await applyYaml(readmeWorlds.find((w) => w.includes('compute:'))!);
     await page.getByRole('link', { name: 'Instance templates' }).click();
     // The region picker lists what regions.list answers (not a list built into the console).

@@ -1,7 +1,8 @@
 /**
- * Every example of README.md runs verbatim, in README order, the way a reader follows it: every
- * `sh` block (each in its own bash, exported variables carried to the next, the way one terminal
- * session would) and every `js` / `ts` block (as a module next to this repository's
+ * Every example of the user documentation runs verbatim, in reading order (README.md, then the
+ * pages of docs/ in the order of DOC_PAGES, test/support/docs.ts), the way a reader follows it:
+ * every `sh` block (each in its own bash, exported variables carried to the next, the way one
+ * terminal session would) and every `js` / `ts` block (as a module next to this repository's
  * node_modules, with the first step's variables), in a directory of its own where `npm start`
  * and `npx cloudtwin` work as in a checkout. One block is marked, in the README, by an HTML
  * comment `<!-- readme.test.ts: start-server ... -->`: the quick start (`npm ci && npm start`,
@@ -13,36 +14,28 @@
  *
  * A block marked `<!-- readme.test.ts: tls-server ... -->` (Node over TLS) runs against a second
  * server this test starts with `--tls` (its own data directory, the first step's world), with
- * `NODE_EXTRA_CA_CERTS` (its CA) and `CLOUDTWIN_URL` (its https address) as the README tells the
- * reader to set them. `python` blocks run with `python3` in the first step's shell environment
- * where `grpcio` is importable (skipped otherwise, saying so); where the API Keys Python package
- * (`google-cloud-api-keys`, not on the registries these machines reach) is not, with the stand-in
- * of its client in test/support/python on PYTHONPATH, which makes the same calls on the block's channel.
+ * `NODE_EXTRA_CA_CERTS` (its CA) and `CLOUDTWIN_URL` (its https address) as the docs tell the
+ * reader to set them. A block marked `<!-- readme.test.ts: not-yet-runnable REASON -->` (a command
+ * still being built) is skipped, with its reason. `python` blocks run with `python3` in the first
+ * step's shell environment where `grpcio` is importable (skipped otherwise, saying so); where the
+ * API Keys Python package (`google-cloud-api-keys`, not on the registries these machines reach) is
+ * not, with the stand-in of its client in test/support/python on PYTHONPATH, which makes the same
+ * calls on the block's channel.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { type CodeBlock, type PageBlock, ROOT, codeBlocks, docBlocks, docsText } from '../support/docs.ts';
 import { findGcloud } from '../support/gcloud.ts';
 import { pythonHas, pythonWithGrpc } from '../support/python.ts';
 import { type ServerProcess, adminOverTls, startServer } from '../support/server.ts';
 import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README_URL = 'http://127.0.0.1:8080';
-
-export interface Example {
-  lang: string;
-  code: string;
-  /** 1-based line of the opening fence in README.md. */
-  line: number;
-  /** The directive of a `<!-- readme.test.ts: DIRECTIVE ... -->` comment ending on the line before the fence. */
-  annotation?: string;
-}
 
 const SHELL = ['sh', 'bash', 'shell'];
 const SCRIPT = ['js', 'ts', 'javascript', 'typescript'];
@@ -51,35 +44,12 @@ const PYTHON = ['python', 'py'];
 export const START_SERVER = 'start-server';
 /** The annotation of a JS block that runs against a server started with `--tls`. */
 export const TLS_SERVER = 'tls-server';
+/** The annotation of a block whose command is still being built: skipped, with its reason. */
+export const NOT_YET_RUNNABLE = 'not-yet-runnable';
 
-/** The fenced code blocks of a Markdown text, in order, with their readme.test.ts annotation. */
-export function codeBlocks(markdown: string): Example[] {
-  const out: Example[] = [];
-  const lines = markdown.split('\n');
-  let comment: { directive: string; endLine: number } | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const note = /^<!-- readme\.test\.ts: ([\w-]+)/.exec(lines[i]);
-    if (note) {
-      let end = i;
-      while (end < lines.length && !lines[end].includes('-->')) end++;
-      comment = { directive: note[1], endLine: end };
-      i = end;
-      continue;
-    }
-    const open = /^```(\w*)\s*$/.exec(lines[i]);
-    if (!open) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-    const annotation = comment && comment.endLine === start - 1 ? comment.directive : undefined;
-    out.push({ lang: open[1], code: body.join('\n') + '\n', line: start + 1, ...(annotation && { annotation }) });
-  }
-  return out;
-}
-
-/** The README's runnable examples: every shell, JS/TS and Python block. */
-export function runnableExamples(markdown: string): Example[] {
-  return codeBlocks(markdown).filter((b) => SHELL.includes(b.lang) || SCRIPT.includes(b.lang) || PYTHON.includes(b.lang));
+/** The runnable examples among some blocks: every shell, JS/TS and Python block. */
+export function runnableExamples<B extends CodeBlock>(blocks: B[]): B[] {
+  return blocks.filter((b) => SHELL.includes(b.lang) || SCRIPT.includes(b.lang) || PYTHON.includes(b.lang));
 }
 
 /** Why Python blocks cannot run here (no python3 with grpcio), or false; the Python that runs them, and whether the API Keys package itself is importable. */
@@ -128,8 +98,8 @@ function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, 
   });
 }
 
-describe('README examples run verbatim, in order, from the quick start on', () => {
-  const examples = runnableExamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+describe('README and docs examples run verbatim, in order, from the quick start on', () => {
+  const examples: PageBlock[] = runnableExamples(docBlocks());
   let server: ReadyProcess | undefined;
   let serverUrl = '';
   let db: TestDatabase;
@@ -163,15 +133,16 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the README has the examples this test runs (quick start, first step, curl, googleapis, @google-cloud/apikeys, gcloud, catalogue)', () => {
+  test('the docs have the examples this test runs (quick start, first step, curl, googleapis, @google-cloud/apikeys, gcloud, catalogue)', () => {
     const text = examples.map((e) => e.code).join('\n');
     assert.ok(examples.length >= 5, `only ${examples.length} runnable examples found`);
-    const annotated = examples.filter((e) => e.annotation);
+    for (const e of examples.filter((b) => b.annotation === NOT_YET_RUNNABLE)) assert.ok(e.note, `${e.file} line ${e.line}: a not-yet-runnable block says why`);
+    const annotated = examples.filter((e) => e.annotation && e.annotation !== NOT_YET_RUNNABLE);
     assert.deepEqual(annotated.map((e) => e.annotation), [START_SERVER, TLS_SERVER], 'two annotated blocks: the quick start and Node over TLS');
     const tls = annotated[1];
     assert.ok(SCRIPT.includes(tls.lang) && tls.code.includes('grpc.credentials.createSsl(') && tls.code.includes('createFromGoogleCredential('), 'the TLS block is a script with the channel credentials');
     assert.ok(examples.some((e) => PYTHON.includes(e.lang) && e.code.includes('grpc.access_token_call_credentials(token)') && e.code.includes('ApiKeysGrpcTransport(channel=channel)')), 'a Python block with the channel idiom');
-    assert.ok(annotated[0].code.includes('npm start') && annotated[0] === examples[0], 'the quick start, with `npm start`, comes first');
+    assert.ok(annotated[0].code.includes('npm start') && annotated[0] === examples[0] && annotated[0].file === 'README.md', "the README's quick start, with `npm start`, comes first");
     assert.ok(examples[1].code.includes(`export CLOUDTWIN_URL=${README_URL}`), 'the first step sets CLOUDTWIN_URL');
     for (const needle of ['export ADMIN_TOKEN=$(cat .cloudtwin/admin-token)', 'world:apply', "from 'googleapis'", "from '@google-cloud/apikeys'", 'grpc.credentials.createInsecure()', 'gcloud services api-keys', 'npx cloudtwin catalog import']) {
       assert.ok(text.includes(needle), `no example with ${needle}`);
@@ -185,7 +156,12 @@ describe('README examples run verbatim, in order, from the quick start on', () =
     const gcloud = findGcloud();
     const py = python();
     for (const [i, ex] of examples.entries()) {
-      const where = `README.md line ${ex.line}`;
+      const where = `${ex.file} line ${ex.line}`;
+      if (ex.annotation === NOT_YET_RUNNABLE) {
+        t.diagnostic(`${where}: not yet runnable (${ex.note}): skipped`);
+        console.log(`${where}: not yet runnable (${ex.note}): skipped`);
+        continue;
+      }
       if (ex.annotation === START_SERVER) {
         // `npm start` as the block says, in the background; on the PostgreSQL run, on the suite's database
         server = await spawnReady('npm', ['start'], /cloudtwin listening on (http:\/\/\S+)/, {
@@ -233,8 +209,8 @@ describe('README examples run verbatim, in order, from the quick start on', () =
         const adminToken = readFileSync(join(dir, '.cloudtwin', 'admin-token'), 'utf8').trim();
         r = await run(process.execPath, [file], dir, { ...env, CLOUDTWIN_URL: serverUrl, ADMIN_TOKEN: adminToken });
         assert.match(r.stdout, /AIza[0-9A-Za-z_-]{35}/, `${where}: the example prints the new key string`);
-        // a warning the README quotes is quoted as printed
-        for (const line of r.stderr.split('\n').filter((l) => /deprecated/i.test(l))) assert.ok(flat(README_TEXT).includes(flat(line).split('. ').slice(0, 2).join('. ')), `${where}: the README quotes the warning as printed: ${line}`);
+        // a warning the docs quote is quoted as printed
+        for (const line of r.stderr.split('\n').filter((l) => /deprecated/i.test(l))) assert.ok(flat(DOCS_TEXT).includes(flat(line).split('. ').slice(0, 2).join('. ')), `${where}: the docs quote the warning as printed: ${line}`);
       } else {
         const code = ex.code.replace(`export CLOUDTWIN_URL=${README_URL}`, `export CLOUDTWIN_URL=${serverUrl}`);
         const script = `source ${state}\nset -eo pipefail\n${code}\nexport -p > ${state}\n`;
@@ -261,17 +237,17 @@ describe('README examples run verbatim, in order, from the quick start on', () =
   });
 });
 
-const README_TEXT = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const DOCS_TEXT = docsText();
 /** Text with Markdown code marks and runs of white space taken out, to compare a quote with what was printed. */
 const flat = (text: string) => text.replace(/`/g, '').replace(/\s+/g, ' ').trim();
 
-describe('README example extraction', () => {
+describe('docs example extraction', () => {
   test('fenced blocks with their language and line; runnable ones picked', () => {
-    const md = 'x\n<!-- readme.test.ts: start-server. why,\non two lines -->\n```sh\nnpm start\n```\n```sh\ncurl $CLOUDTWIN_URL/x\n```\n```\nplain\n```\n```js\nconsole.log(1)\n```\n```yaml\na: 1\n```\n';
+    const md = 'x\n<!-- readme.test.ts: start-server. why,\non two lines -->\n```sh\nnpm start\n```\n```sh\ncurl $CLOUDTWIN_URL/x\n```\n```\nplain\n```\n```js\nconsole.log(1)\n```\n```yaml\na: 1\n```\n<!-- readme.test.ts: not-yet-runnable. being built -->\n```sh\nlater\n```\n';
     assert.deepEqual(
-      codeBlocks(md).map((b) => [b.lang, b.line, b.annotation]),
-      [['sh', 4, START_SERVER], ['sh', 7, undefined], ['', 10, undefined], ['js', 13, undefined], ['yaml', 16, undefined]],
+      codeBlocks(md).map((b) => [b.lang, b.line, b.annotation, b.note]),
+      [['sh', 4, START_SERVER, 'why, on two lines'], ['sh', 7, undefined, undefined], ['', 10, undefined, undefined], ['js', 13, undefined, undefined], ['yaml', 16, undefined, undefined], ['sh', 20, NOT_YET_RUNNABLE, 'being built']],
     );
-    assert.deepEqual(runnableExamples(md).map((b) => b.code), ['npm start\n', 'curl $CLOUDTWIN_URL/x\n', 'console.log(1)\n']);
+    assert.deepEqual(runnableExamples(codeBlocks(md)).map((b) => b.code), ['npm start\n', 'curl $CLOUDTWIN_URL/x\n', 'console.log(1)\n', 'later\n']);
   });
 });

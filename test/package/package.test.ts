@@ -2,7 +2,7 @@
  * The npm package: `npm pack` (prepack compiles src/ to dist/), the tarball's contents, and an
  * install into a fresh project from the npm cache (`--prefer-offline`) where, on Node 24 and on
  * Node 22, `npx cloudtwin serve` serves (API, admin API, console), the catalogue commands work,
- * `import('cloudtwin')` starts a fixture, and the README's node:test, vitest and jest examples pass
+ * `import('cloudtwin')` starts a fixture, and the docs' node:test, vitest and jest examples pass
  * verbatim (and the jest one fails when an assertion is made to fail).
  *
  * The pack and the install are kept in the OS temp directory under a hash of what goes into the
@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { docBlocks } from '../support/docs.ts';
 import { spawnReady } from '../support/spawnReady.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,20 +29,10 @@ const VITEST = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'vitest', 'pac
 /** The jest this repository has (likewise). */
 const JEST = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'jest', 'package.json'), 'utf8')).version as string;
 
-/** The fenced code blocks of a Markdown text (as test/compat/readme.test.ts reads them; importing it would run its suites). */
-function codeBlocks(markdown: string): { lang: string; code: string; line: number }[] {
-  const out: { lang: string; code: string; line: number }[] = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]);
-    if (!open) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-    out.push({ lang: open[1], code: body.join('\n') + '\n', line: start + 1 });
-  }
-  return out;
-}
+/** The `mjs` test-suite examples of the README and docs/ that use the package, in reading order. */
+const suiteExamples = (needle: string) => docBlocks().filter((b) => b.lang === 'mjs' && b.code.includes("from 'cloudtwin'") && b.code.includes(needle));
+/** A file name for an example: its page and line. */
+const exampleName = (ex: { file: string; line: number }) => `${ex.file.replace(/\W+/g, '-')}-${ex.line}`;
 
 /** Every file whose content goes into the package (or decides how it is built). */
 function packageInputs(): string[] {
@@ -179,47 +170,47 @@ describe('the npm package', () => {
         assert.equal(version_.stdout.trim(), VERSION);
       });
 
-      it("import('cloudtwin') starts a fixture, and the README's node:test example passes as written", async () => {
+      it("import('cloudtwin') starts a fixture, and the docs' node:test examples pass as written", async () => {
         const script = "const { startCloudtwin } = await import('cloudtwin'); const t = await startCloudtwin(); const h = await t.health(); await t.stop(); console.log(h.status, typeof t.clientOptions);";
         const imported = await run(node, ['--input-type=module', '-e', script], packed.project, env);
         assert.equal(imported.stdout.trim(), 'ok undefined'.replace('undefined', 'function'), imported.stderr);
-        const examples = codeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).filter((b) => b.lang === 'mjs' && b.code.includes("from 'cloudtwin'") && b.code.includes("'node:test'"));
-        assert.ok(examples.length >= 1, 'the README has a node:test example');
+        const examples = suiteExamples("'node:test'");
+        assert.ok(examples.length >= 2 && examples[0].file === 'README.md', 'the README and the fixture page have node:test examples');
         for (const ex of examples) {
-          const file = join(packed.project, `readme-${ex.line}-${version}.test.mjs`);
+          const file = join(packed.project, `${exampleName(ex)}-${version}.test.mjs`);
           writeFileSync(file, ex.code);
           const r = await run(node, ['--test', '--test-reporter=tap', file], packed.project, env);
-          assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
+          assert.equal(r.code, 0, `${ex.file} line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
           assert.match(r.stdout, /# pass [1-9]/);
         }
       });
 
-      it("the README's vitest example passes as written", async () => {
-        const examples = codeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).filter((b) => b.lang === 'mjs' && b.code.includes("from 'cloudtwin'") && b.code.includes("from 'vitest'"));
-        assert.ok(examples.length >= 1, 'the README has a vitest example');
+      it("the docs' vitest example passes as written", async () => {
+        const examples = suiteExamples("from 'vitest'");
+        assert.ok(examples.length >= 1, 'the docs have a vitest example');
         for (const ex of examples) {
-          const file = `readme-${ex.line}-${version}.vitest.test.mjs`;
+          const file = `${exampleName(ex)}-${version}.vitest.test.mjs`;
           writeFileSync(join(packed.project, file), ex.code);
           const r = await run(node, [join(packed.project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file], packed.project, { ...env, CI: '1' });
-          assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
+          assert.equal(r.code, 0, `${ex.file} line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
           assert.match(r.stdout, /1 passed/);
         }
       });
 
-      it("the README's jest example passes as written (NODE_OPTIONS=--experimental-vm-modules npx jest), and fails with a failing expect", async () => {
-        const examples = codeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).filter((b) => b.lang === 'mjs' && b.code.includes("from 'cloudtwin'") && b.code.includes('npx jest'));
-        assert.ok(examples.length >= 1, 'the README has a jest example');
+      it("the docs' jest example passes as written (NODE_OPTIONS=--experimental-vm-modules npx jest), and fails with a failing expect", async () => {
+        const examples = suiteExamples('npx jest');
+        assert.ok(examples.length >= 1, 'the docs have a jest example');
         const jest = (file: string) => run('npx', ['jest', '--ci', '--runTestsByPath', file], packed.project, { ...env, CI: '1', NODE_OPTIONS: '--experimental-vm-modules' });
         for (const ex of examples) {
           const tests = ex.code.match(/^test\(/gm)?.length ?? 0;
-          assert.ok(tests >= 1, `README.md line ${ex.line}: a jest test`);
-          const file = `readme-${ex.line}-${version}.jest.test.mjs`;
+          assert.ok(tests >= 1, `${ex.file} line ${ex.line}: a jest test`);
+          const file = `${exampleName(ex)}-${version}.jest.test.mjs`;
           writeFileSync(join(packed.project, file), ex.code);
           const r = await jest(file);
-          assert.equal(r.code, 0, `README.md line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
+          assert.equal(r.code, 0, `${ex.file} line ${ex.line}:\n${r.stdout}\n${r.stderr}`);
           assert.match(r.stderr, new RegExp(`^Tests: +${tests} passed, ${tests} total$`, 'm'), r.stderr);
           // The same file with one more test whose expect fails: jest exits 1 and counts it.
-          const failing = `readme-${ex.line}-${version}.jest-failing.test.mjs`;
+          const failing = `${exampleName(ex)}-${version}.jest-failing.test.mjs`;
           writeFileSync(join(packed.project, failing), `${ex.code}\ntest('a failing expect', () => {\n  expect(1 + 1).toBe(3);\n});\n`);
           const f = await jest(failing);
           assert.equal(f.code, 1, `${f.stdout}\n${f.stderr}`);
