@@ -146,26 +146,13 @@ export async function waitForKeyOperation(op: any, onProgress?: (op: any) => voi
   return cur.response;
 }
 
-/** Waits on a Compute operation with regionOperations.wait until DONE. */
-export async function waitForComputeOperation(project: string, op: any, onProgress?: (op: any) => void): Promise<any> {
-  let cur = op;
-  const region = String(cur.region ?? '').split('/').pop();
-  while (cur.status !== 'DONE') {
-    onProgress?.(cur);
-    cur = await call('POST', `/compute/v1/projects/${project}/regions/${region}/operations/${cur.name}/wait`, { body: '' });
-  }
-  onProgress?.(cur);
-  return cur;
-}
-
-/** Operations started from this console (API Keys has no operations.list). */
+/** API Keys operations started from this console (API Keys has no operations.list; Compute's are listed by the API). */
 const OPS_KEY = 'cloudtwin.console.operations';
 
 export interface TrackedOperation {
-  service: 'apikeys' | 'compute';
+  service: 'apikeys';
   name: string;
   project: string;
-  region?: string;
   what: string;
   startedAt: number;
 }

@@ -145,15 +145,25 @@ export function IdText({ text }: { text: string }) {
 /**
  * A list as a table: the error alone when the list could not be read (never an empty state under
  * an error), "Loading…" until `rows` is known, `empty` when there are none, else a row per entry.
+ * `widths` (one per column, CSS lengths; '' for a column that takes what is left) lays the table
+ * out at the width of the page whatever its cells hold: what does not fit a cell wraps or is cut
+ * short there (`td.clip`), never pushing a column out of sight.
  */
-export function ListTable<R>({ rows, error, empty, headers, row }: { rows: readonly R[] | undefined; error?: unknown; empty: ReactNode; headers: readonly string[]; row: (r: R) => ReactNode }) {
+export function ListTable<R>({ rows, error, empty, headers, widths, className, row }: { rows: readonly R[] | undefined; error?: unknown; empty: ReactNode; headers: readonly string[]; widths?: readonly string[]; className?: string; row: (r: R) => ReactNode }) {
   if (error) return <ErrorBox error={error} />;
   if (!rows) return <p>Loading…</p>;
   if (rows.length === 0) return <p className="empty">{empty}</p>;
   // On a phone each row becomes a card (styles.css), its cells stacked.
   return (
     <div className="table-wrap">
-      <table>
+      <table className={[widths ? 'fixed' : '', className ?? ''].filter(Boolean).join(' ') || undefined}>
+        {widths && (
+          <colgroup>
+            {widths.map((w, i) => (
+              <col key={i} style={w ? { width: w } : undefined} />
+            ))}
+          </colgroup>
+        )}
         <thead>
           <tr>
             {headers.map((h) => (

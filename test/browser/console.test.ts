@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { browserUnavailable, launchChromium } from '../support/browser.ts';
 import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
+import { assertHeaderOnOneRow, assertRequestsLayout, columnTexts } from '../support/consoleLayout.ts';
 import { docsText } from '../support/docs.ts';
 import { startTestTwin, type TestTwin } from '../support/twin.ts';
 import { ALICE, CI_SA, DEMO, LOOSE, testWorld } from '../support/world.ts';
@@ -174,11 +175,7 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByText(`No keys in ${DEMO.projectId}.`).waitFor();
     // Every section, the project and the principal fit one header row on a desktop.
-    const oneRow = await page.locator('header.top').evaluate((h) => {
-      const boxes = [...h.querySelectorAll('a, input, button, .principal')].map((e) => e.getBoundingClientRect());
-      return Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)); // one band crosses them all
-    });
-    assert.ok(oneRow, 'the header takes more than one row at 1280px');
+    await assertHeaderOnOneRow(page, 'the keys page');
     await shots('03-keys-empty');
   });
 
@@ -242,7 +239,7 @@ describe('the console in a browser', { skip }, () => {
 
   it('edit shows every API target of a key, also one not in the services list, and removes it', async () => {
     await createKey(t, { keyId: 'translate-only', body: { displayName: 'Translate key', restrictions: { apiTargets: [{ service: 'translate.googleapis.com', methods: ['Get*'] }] } } });
-    await page.getByRole('link', { name: 'Instance templates' }).click();
+    await page.getByRole('link', { name: 'Compute Engine' }).click();
     await page.getByRole('link', { name: 'API keys' }).click();
     await row('translate-only').getByText('APIs (1): translate.googleapis.com').waitFor();
     await row('translate-only').getByRole('button', { name: 'Edit' }).click();
@@ -394,20 +391,36 @@ describe('the console in a browser', { skip }, () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
   });
 
+  const template = (name: string, location: string) => page.locator(`tr[data-template="${name}"][data-location="${location}"]`);
+  const createButton = () => page.getByRole('button', { name: /^Create (global template|in )/ });
+
   it('creates a template with a bad field and shows the error on that field, once', async () => {
     // The Compute page's example gives Alice the Compute roles.
     await applyYaml(readmeWorlds.find((w) => w.includes('compute:'))!);
-    await page.getByRole('link', { name: 'Instance templates' }).click();
-    // The region picker lists what regions.list answers (not a list built into the console).
-    await page.locator('select[aria-label="Region"] option[value="europe-west1"], select[aria-label="Region"] option:text-is("europe-west1")').first().waitFor({ state: 'attached' });
-    assert.ok((await page.locator('select[aria-label="Region"] option').count()) > 30);
+    await page.getByRole('link', { name: 'Compute Engine' }).click();
+    await page.getByRole('heading', { name: 'Instance templates' }).waitFor();
+    // Compute Engine's pages are tabs under the header, this one current.
+    assert.equal(await page.getByRole('navigation', { name: 'Compute Engine' }).getByRole('link', { name: 'Instance templates' }).getAttribute('aria-current'), 'page');
+    await page.getByText(`No instance templates in ${DEMO.projectId}.`).waitFor();
+    await assertHeaderOnOneRow(page, 'the templates page');
     await shots('13-templates-empty');
-    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('button', { name: 'Create instance template' }).click();
+    const d = dialog('Create an instance template');
+    // Global by default, as gcloud makes it; a regional one in a region regions.list gives (not a list built into the console).
+    assert.equal(await d.getByLabel('Global', { exact: true }).isChecked(), true);
+    assert.equal(await d.getByLabel('Region', { exact: true }).isDisabled(), true);
+    await d.locator('select[aria-label="Region"] option:text-is("europe-west1")').waitFor({ state: 'attached' });
+    assert.ok((await d.locator('select[aria-label="Region"] option').count()) > 30);
+    await d.getByLabel('Regional', { exact: true }).check();
+    await d.getByLabel('Region', { exact: true }).selectOption('europe-west1');
+    assert.equal(await createButton().innerText(), 'Create in europe-west1');
+    await d.getByLabel('Global', { exact: true }).check();
+    assert.equal(await createButton().innerText(), 'Create global template');
     const editor = page.getByLabel('Instance template JSON');
     const body = JSON.parse(await editor.inputValue());
     body.name = 'Bad_Name';
     await editor.fill(JSON.stringify(body, null, 2));
-    await page.getByRole('button', { name: /^Create in / }).click();
+    await createButton().click();
     const pinned = page.locator('li[data-field="resource.name"]');
     await pinned.waitFor();
     assert.match(await pinned.innerText(), /line 2 · name/);
@@ -428,33 +441,72 @@ describe('the console in a browser', { skip }, () => {
     body.name = 'console-missing-image';
     body.properties.disks[0].initializeParams.sourceImage = 'projects/debian-cloud/global/images/no-such-image';
     await editor.fill(JSON.stringify(body, null, 2));
-    await page.getByRole('button', { name: /^Create in / }).click();
+    await createButton().click();
     const op = page.locator('.operation');
     await op.filter({ hasText: 'Failed' }).waitFor();
     assert.equal(await page.locator('.operation.done').count(), 0);
     assert.doesNotMatch(await op.innerText(), /Done|100%/);
     await page.getByRole('alert').first().waitFor();
     await shots('15-template-failed');
+  });
 
+  it('creates a global template and a regional one of the same name, each listed with its location', async () => {
+    const editor = page.getByLabel('Instance template JSON');
+    const body = JSON.parse(await editor.inputValue());
     body.name = 'console-web';
     body.properties.disks[0].initializeParams.sourceImage = 'projects/debian-cloud/global/images/family/debian-12';
     await editor.fill(JSON.stringify(body, null, 2));
-    await page.getByRole('button', { name: /^Create in / }).click();
-    await page.locator('tr[data-template="console-web"]').waitFor();
+    await createButton().click();
+    await template('console-web', 'Global').waitFor();
+    await status().getByText('Created global instance template console-web').waitFor();
+
+    await page.getByRole('button', { name: 'Create instance template' }).click();
+    const d = dialog('Create an instance template');
+    await d.getByLabel('Regional', { exact: true }).check();
+    await d.getByLabel('Region', { exact: true }).selectOption('europe-west1');
+    body.properties.machineType = 'n2-standard-2';
+    await editor.fill(JSON.stringify(body, null, 2));
+    await createButton().click();
+    await template('console-web', 'europe-west1').waitFor();
+    await status().getByText('Created instance template console-web in europe-west1').waitFor();
+    assert.ok(requests.includes(`POST /compute/v1/projects/${DEMO.projectId}/global/instanceTemplates`), 'instanceTemplates.insert');
+    assert.ok(requests.includes(`POST /compute/v1/projects/${DEMO.projectId}/regions/europe-west1/instanceTemplates`), 'regionInstanceTemplates.insert');
+    assert.deepEqual(await columnTexts(page, 'Location'), ['Global', 'europe-west1']);
+    assert.deepEqual(await columnTexts(page, 'Machine type'), ['e2-medium', 'n2-standard-2']);
+    await assertHeaderOnOneRow(page, 'the templates page');
     await shots('16-templates');
+
+    // Each is viewed as itself: its location, its own machine type, its own selfLink.
+    await template('console-web', 'europe-west1').getByRole('button', { name: 'View' }).click();
+    const view = dialog('Template console-web (europe-west1)');
+    assert.match(await view.locator('dl.summary').innerText(), /Location\s+europe-west1[\s\S]*Machine type\s+n2-standard-2/);
+    await shots('16b-template-summary');
+    await view.getByRole('tab', { name: 'JSON' }).click();
+    assert.match(await view.locator('pre.json').innerText(), /"selfLink": ".*\/regions\/europe-west1\/instanceTemplates\/console-web"/);
+    await page.keyboard.press('Escape');
+    await template('console-web', 'Global').getByRole('button', { name: 'View' }).click();
+    assert.match(await dialog('Template console-web (Global)').locator('dl.summary').innerText(), /Location\s+Global[\s\S]*Machine type\s+e2-medium/);
+    await page.keyboard.press('Escape');
   });
 
-  it('deletes a template once confirmed; a stray Enter cancels', async () => {
-    const template = page.locator('tr[data-template="console-web"]');
-    await template.getByRole('button', { name: 'Delete' }).click();
-    await dialog('Delete instance template console-web?').waitFor();
+  it('deletes the global template once confirmed (a stray Enter cancels), then the regional one', async () => {
+    const global = template('console-web', 'Global');
+    await global.getByRole('button', { name: 'Delete' }).click();
+    await dialog('Delete global instance template console-web?').waitFor();
     await page.keyboard.press('Enter'); // Cancel has the focus
-    await dialog('Delete instance template console-web?').waitFor({ state: 'detached' });
-    assert.equal(await template.count(), 1);
-    await template.getByRole('button', { name: 'Delete' }).click();
-    await confirmAction('Delete instance template console-web?', 'Delete template');
-    await template.waitFor({ state: 'detached' });
-    await page.getByText('No instance templates in us-central1.').waitFor();
+    await dialog('Delete global instance template console-web?').waitFor({ state: 'detached' });
+    assert.equal(await global.count(), 1);
+    await global.getByRole('button', { name: 'Delete' }).click();
+    await confirmAction('Delete global instance template console-web?', 'Delete template');
+    await global.waitFor({ state: 'detached' });
+    await status().getByText('Deleted global instance template console-web').waitFor();
+    assert.ok(requests.includes(`DELETE /compute/v1/projects/${DEMO.projectId}/global/instanceTemplates/console-web`));
+    assert.equal(await template('console-web', 'europe-west1').count(), 1, 'the regional template of the same name stays');
+
+    await template('console-web', 'europe-west1').getByRole('button', { name: 'Delete' }).click();
+    await confirmAction('Delete instance template console-web in europe-west1?', 'Delete template');
+    await page.getByText(`No instance templates in ${DEMO.projectId}.`).waitFor();
+    assert.ok(requests.includes(`DELETE /compute/v1/projects/${DEMO.projectId}/regions/europe-west1/instanceTemplates/console-web`));
   });
 
   it('lists operations with their ids on one line', async () => {
@@ -503,12 +555,22 @@ describe('the console in a browser', { skip }, () => {
     await shots('20-search-long-word');
   });
 
-  it('photographs the admin pages (requests, faults)', async () => {
+  it('shows the Requests page whole at 1280x800, every call with its project by id', async () => {
     await page.getByRole('link', { name: 'Requests' }).click();
     await page.getByRole('heading', { name: 'Requests' }).waitFor();
+    // The searches above, by API key (whose project the server knows by number), are the newest calls.
     await page.locator('tr').nth(1).waitFor();
+    await page.getByRole('checkbox', { name: 'Live' }).uncheck(); // a still table to measure
     await shots('21-requests', { fullPage: false }); // the journal runs to hundreds of rows: its first screen tells
     for (const n of await lineCounts('td code.id')) assert.equal(n, 1, 'a method or operation id wraps');
+    await assertRequestsLayout(page);
+    await assertHeaderOnOneRow(page, 'the requests page');
+    const projects = new Set(await columnTexts(page, 'Project'));
+    assert.ok(projects.has(DEMO.projectId), [...projects].join(', '));
+    for (const p of projects) assert.doesNotMatch(p, /^\d+$/, 'a project shown by number');
+    const methods = await columnTexts(page, 'Method');
+    assert.ok(methods.includes('youtube.search.list') && methods.includes('compute.instanceTemplates.aggregatedList'), methods.join(', '));
+    await page.getByRole('checkbox', { name: 'Live' }).check();
     await page.getByRole('link', { name: 'Faults' }).click();
     await page.getByRole('heading', { name: 'Faults' }).waitFor();
     await shots('22-faults');

@@ -21,6 +21,9 @@ interface Entry {
 
 const POLL_MS = 1000;
 
+/** A canonical status or reason that may break after its underscores (RESOURCE_ EXHAUSTED), never inside a word. */
+const breakable = (text: string) => text.split('_').map((part, i, all) => (i < all.length - 1 ? [part, '_', <wbr key={i} />] : part));
+
 /** The request journal (admin API): every public API call of this server, newest first, live. */
 export function RequestsPage({ session }: { session: Session }) {
   const [rows, setRows] = useState<Entry[]>();
@@ -75,7 +78,7 @@ export function RequestsPage({ session }: { session: Session }) {
     <section aria-labelledby="requests-title">
       <div className="page-head">
         <h1 id="requests-title">Requests</h1>
-        <label className="inline">
+        <label className="toggle">
           <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live
         </label>
         <button type="button" className="secondary" onClick={() => void load()}>
@@ -99,27 +102,50 @@ export function RequestsPage({ session }: { session: Session }) {
           {info.size} of the last {info.capacity} calls kept by this server process.
         </p>
       ) : null}
+      {/* Laid out at the page's width (at 1280 px every column in sight): a long id is cut short, whole on hover. */}
       <ListTable
         rows={rows}
         empty="No calls yet."
+        className="journal"
         headers={['Time', 'Method', 'Caller', 'Project', 'Status', 'Latency', 'Fault', 'Operation']}
-        row={(r) => (
-          <tr key={r.seq} className={r.fault ? 'faulted' : undefined}>
-            <td>{new Date(r.time).toLocaleTimeString()}</td>
-            <td>
-              <code className="id" title={`${r.httpMethod} ${r.url}`}>{r.method}</code>
-            </td>
-            <td>{r.principal ?? (r.apiKeyId ? `key ${r.apiKeyId}` : '')}</td>
-            <td>{r.project ?? ''}</td>
-            <td className={r.status === 0 || r.status >= 400 ? 'error-cell' : ''} title={r.error?.message}>
-              {r.status === 0 ? 'reset' : r.status}
-              {r.error ? ` ${r.error.status}${r.error.reason ? ` · ${r.error.reason}` : ''}` : ''}
-            </td>
-            <td>{r.latencyMs.toFixed(1)} ms</td>
-            <td>{r.fault ? `${r.fault.action} (${r.fault.rule})` : ''}</td>
-            <td>{r.operation ? <code className="id">{r.operation}</code> : ''}</td>
-          </tr>
-        )}
+        widths={['6.5rem', '27%', '12%', '8rem', '11%', '5.5rem', '9rem', '']}
+        row={(r) => {
+          const caller = r.principal ?? (r.apiKeyId ? `key ${r.apiKeyId}` : '');
+          return (
+            <tr key={r.seq} className={r.fault ? 'faulted' : undefined}>
+              <td className="nowrap">{new Date(r.time).toLocaleTimeString()}</td>
+              <td className="clip">
+                <code className="id" title={`${r.method}\n${r.httpMethod} ${r.url}`}>{r.method}</code>
+              </td>
+              <td className="clip" title={caller}>
+                {caller.replace(/^[a-zA-Z]+:/, '')}
+              </td>
+              <td className="clip" title={r.project}>
+                {r.project ?? ''}
+              </td>
+              <td className={r.status === 0 || r.status >= 400 ? 'error-cell' : ''} title={r.error?.message}>
+                {r.status === 0 ? 'reset' : r.status}
+                {r.error ? <> {breakable(r.error.status)}</> : ''}
+                {r.error?.reason ? <div className="sub">{breakable(r.error.reason)}</div> : null}
+              </td>
+              <td className="nowrap number">{r.latencyMs.toFixed(1)} ms</td>
+              <td>
+                {r.fault ? (
+                  <>
+                    {r.fault.action}
+                    <code className="id sub" title={`fault rule ${r.fault.rule}`}>
+                      {r.fault.rule}
+                    </code>
+                  </>
+                ) : (
+                  ''
+                )}
+              </td>
+              {/* An operation's name is told apart by its end: cut short at its start. */}
+              <td className="clip">{r.operation ? <code className="id clip-start" title={r.operation}>{r.operation}</code> : ''}</td>
+            </tr>
+          );
+        }}
       />
     </section>
   );
