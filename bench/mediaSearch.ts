@@ -21,7 +21,7 @@ import { Store } from '../src/platform/store/store.ts';
 import { generateInto, storeTarget } from '../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../src/services/media/catalog/generator.ts';
 import { MediaSearch } from '../src/services/media/search/engine.ts';
-import { evaluate, strategyStats } from '../src/services/media/search/evaluate.ts';
+import { evaluate } from '../src/services/media/search/evaluate.ts';
 import { describeMixQuery, mediaQueryMix } from '../test/support/mediaQueryMix.ts';
 import { deadline, fmt, meets, printSummary, printTable, summarize, tempDir } from './lib.ts';
 
@@ -137,12 +137,12 @@ async function runSize(size: number): Promise<SizeResult> {
         (classes[m.cls] ??= []).push(ms);
       }
     };
-    const before = { ...strategyStats };
+    const before = { ...engine.index.stats };
     const started = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const elapsed = (performance.now() - started) / 1000;
     const s = summarize(all);
-    const strategies = Object.entries(strategyStats).map(([k, v]) => `${k} ${v - before[k as keyof typeof before]}`).join(', ');
+    const strategies = Object.entries(engine.index.stats).map(([k, v]) => `${k} ${v - before[k as keyof typeof before]}`).join(', ');
     return { size, generateS: kept ? NaN : generateS, indexS, dbMiB, heapMiB, p50: s.p50, p99: s.p99, qps: all.length / elapsed, classes, alone, cold, slowest: slow.slice(0, 8), strategies };
   } finally {
     await store.close();

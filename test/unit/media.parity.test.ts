@@ -6,7 +6,6 @@ import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import type { MediaSearch } from '../../src/services/media/search/engine.ts';
-import { buildChampions, setChampionParameters, setOrderedScanThreshold, strategyStats } from '../../src/services/media/search/evaluate.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { pageTokens } from '../../src/services/media/pageToken.ts';
 import { describeMixQuery, mediaQueryMix } from '../support/mediaQueryMix.ts';
@@ -33,31 +32,29 @@ function queries(): SearchQuery[] {
 describe('media search: strategies and stores agree', () => {
   let f: FixtureStore;
   before(async () => {
-    // small champion lists, so this small catalogue has some (the engine builds them at its first search)
-    setChampionParameters(20, 64);
     f = await openFixture([]);
+    // small champion lists, so this small catalogue has some (kept by the index the first search builds)
+    (f.media.engine as MediaSearch).tune({ championMinDf: 20, champions: 64 });
     await generateInto(storeTarget(f.store), { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
   });
-  after(async () => {
-    await f.close();
-    setOrderedScanThreshold(20_000);
-    setChampionParameters(2000, 1024);
-  });
+  after(() => f.close());
 
   test('walking in ranking order with early stop gives the same pages as scoring every candidate', async () => {
+    const engine = f.media.engine as MediaSearch;
     let compared = 0;
     const fast = { champions: 0, deep: 0, walk: 0 };
     for (const q of queries()) {
-      setOrderedScanThreshold(Infinity);
-      const full = await f.media.engine.search(q);
+      engine.tune({ orderedScanMin: Infinity });
+      const full = await engine.search(q);
       // 0: always walk in ranking order; 16: walks that give up early, then scans that skip candidates by their place
       for (const threshold of [0, 16]) {
-        setOrderedScanThreshold(threshold);
-        const before = { ...strategyStats };
-        const walked = await f.media.engine.search(q);
-        fast.champions += strategyStats.champions - before.champions;
-        fast.deep += strategyStats.deep - before.deep;
-        fast.walk += strategyStats.walk - before.walk;
+        engine.tune({ orderedScanMin: threshold });
+        const stats = engine.index.stats;
+        const before = { ...stats };
+        const walked = await engine.search(q);
+        fast.champions += stats.champions - before.champions;
+        fast.deep += stats.deep - before.deep;
+        fast.walk += stats.walk - before.walk;
         const what = `${JSON.stringify(q)} threshold ${threshold}`;
         assert.deepEqual(walked.hits, full.hits, what);
         assert.equal(walked.hasMore, full.hasMore, what);
@@ -70,9 +67,11 @@ describe('media search: strategies and stores agree', () => {
   });
 
   test('the same catalogue gives the same results on SQLite and PostgreSQL', { skip: !process.env.CLOUDTWIN_TEST_DATABASE_URL && 'CLOUDTWIN_TEST_DATABASE_URL is not set' }, async () => {
-    setOrderedScanThreshold(20_000);
+    const tuning = { orderedScanMin: 20_000, championMinDf: 20, champions: 64 };
+    (f.media.engine as MediaSearch).tune(tuning);
     const other = await openFixture([], f.url ? 'sqlite' : 'postgres');
     try {
+      (other.media.engine as MediaSearch).tune(tuning);
       await generateInto(storeTarget(other.store), { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
       for (const q of queries()) assert.deepEqual(await other.media.engine.search(q), await f.media.engine.search(q), JSON.stringify(q));
     } finally {
@@ -142,23 +141,13 @@ function phraseQueries(): SearchQuery[] {
   return texts.flatMap((t) => (['relevance', 'date', 'title'] as const).map((order) => query({ q: parseQuery(t), order, limit: 25, safeSearch: 'moderate' })));
 }
 
-function tune(engine: MediaSearch, s: (typeof SETTINGS)[Setting]): void {
-  setOrderedScanThreshold(s.orderedScanMin);
-  setChampionParameters(s.championMinDf, s.champions);
-  buildChampions(engine.index);
-}
-
 describe('media search: the answers recorded before positional postings', () => {
   let f: FixtureStore;
   before(async () => {
     f = await openFixture([]);
     await generateInto(storeTarget(f.store), { videos: PARITY_VIDEOS, seed: 11 }, generatedCount(PARITY_VIDEOS));
   });
-  after(async () => {
-    await f.close();
-    setOrderedScanThreshold(20_000);
-    setChampionParameters(2000, 1024);
-  });
+  after(() => f.close());
 
   test('the whole query mix gives the recorded answers, phrases cold and remembered', async () => {
     const engine = f.media.engine as MediaSearch;
@@ -175,7 +164,7 @@ describe('media search: the answers recorded before positional postings', () => 
     }
     const answers: Recorded[] = all.map((q) => ({ query: describeMixQuery(q), answers: {} as Record<Setting, Answer> }));
     for (const [setting, s] of Object.entries(SETTINGS) as [Setting, (typeof SETTINGS)[Setting]][]) {
-      tune(engine, s);
+      engine.tune(s);
       // the first pass with no phrase remembered (each query as if never asked), then twice as they come (remembered)
       for (const pass of [0, 1, 2]) {
         for (let i = 0; i < all.length; i++) {

@@ -2,9 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/store/schema.ts';
 import { type CatalogVersion, type MediaTable, readVersion } from '../catalog/repository.ts';
 import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult } from '../catalog/types.ts';
-import { buildChampions, evaluate, staticScores } from './evaluate.ts';
-import { type IndexRow, KIND_NAME, SearchIndex } from './index.ts';
+import { evaluate } from './evaluate.ts';
+import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
+import { staticScores } from './scoring.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
+import { buildChampions } from './topDocuments.ts';
 
 const LOAD_PAGE = 5000;
 const TABLES: [MediaKind, MediaTable][] = [
@@ -58,6 +60,14 @@ export class MediaSearch implements MediaSearchEngine {
     return this.#index;
   }
 
+  /** Changes the thresholds that choose how searches are answered (tests, benchmarks); kept by every index built after. */
+  tune(tuning: Partial<SearchTuning>): void {
+    const t = this.#index.tuning;
+    const champions = (tuning.championMinDf ?? t.championMinDf) !== t.championMinDf || (tuning.champions ?? t.champions) !== t.champions;
+    Object.assign(t, tuning);
+    if (champions) buildChampions(this.#index);
+  }
+
   /** Brings the index up to the store's current version. */
   refresh(): Promise<void> {
     // A refresh under way may have read the version before the caller's latest write: the caller
@@ -80,6 +90,7 @@ export class MediaSearch implements MediaSearchEngine {
       this.#snapshotTried = true;
       const snap = await loadSnapshot(snapshotFile, v);
       if (snap) {
+        Object.assign(snap.index.tuning, this.#index.tuning);
         snap.index.staticScore = staticScores(snap.index);
         buildChampions(snap.index);
         this.#index = snap.index;
@@ -92,6 +103,7 @@ export class MediaSearch implements MediaSearchEngine {
     let from = this.#version.seq;
     if (v.epoch !== this.#version.epoch || v.seq < this.#version.seq) {
       index = new SearchIndex();
+      Object.assign(index.tuning, this.#index.tuning);
       from = 0;
     }
     let loaded = 0;

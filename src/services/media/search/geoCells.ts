@@ -3,7 +3,7 @@ import type { SearchIndex } from './index.ts';
 /**
  * Geotagged documents bucketed by 1-degree cells of latitude and longitude, so a location search
  * takes its candidates from the few cells its circle can reach instead of every geotagged
- * document (a tenth of the catalogue). Cells only propose candidates: evaluate.ts checks each
+ * document (a tenth of the catalogue). Cells only propose candidates: plan.ts checks each
  * one's great-circle distance. Built on demand from the index's geotagged list, dropped with the
  * index's other derived lists on any change.
  */

@@ -30,10 +30,33 @@ const fromUtf8 = new TextDecoder();
 /** Bounds of the phrase cache: phrases, and document numbers over all of them (4 bytes each). */
 const PHRASE_CACHE_ENTRIES = 512;
 const PHRASE_CACHE_INTS = 8 << 20;
-/** Bound of the deep lists kept (see evaluate.ts `deepList`; about 100 KiB each at the default sizes). */
+/** Bound of the deep lists kept (see topDocuments.ts `deepList`; about 100 KiB each at the default sizes). */
 const DEEP_LISTS = 512;
 /** Bound of the impact arrays kept, in numbers (8 bytes each): 64 MiB. */
 const IMPACT_NUMBERS = 8 << 20;
+
+/**
+ * The thresholds that choose how searches are answered (see evaluate.ts). Tests and benchmarks
+ * change them on one index (see `MediaSearch.tune`); the champion sizes take effect when the
+ * champion lists are built.
+ */
+export interface SearchTuning {
+  /** Below this many candidates every candidate is scored; above it the ranking-order walk is tried first (0: always walk, never giving up). */
+  orderedScanMin: number;
+  /** Terms in at least this many documents get a champion list. */
+  championMinDf: number;
+  /** Documents per champion list: more than the deepest reachable result (about 500). */
+  champions: number;
+}
+export const DEFAULT_TUNING: Readonly<SearchTuning> = { orderedScanMin: 20_000, championMinDf: 2000, champions: 1024 };
+
+/** How many searches each strategy answered (tests and benchmarks look at it). */
+export interface StrategyStats {
+  champions: number;
+  deep: number;
+  walk: number;
+  scan: number;
+}
 
 /** What the index reads of a catalogue row. */
 export type IndexRow = Omit<MediaRow, 'seq'>;
@@ -103,13 +126,13 @@ export interface Champion {
   tf: Uint8Array;
   /** Each one's BM25 + popularity and freshness. */
   score: Float64Array;
-  /** Positions in `docs`, best score first (see evaluate.ts `bestFirst`; made at first use). */
+  /** Positions in `docs`, best score first (see topDocuments.ts `bestFirst`; made at first use). */
   bestFirst?: Int32Array;
   threshold: number;
   maxBm25: number;
 }
 
-/** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see evaluate.ts `deepList`. */
+/** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see topDocuments.ts `deepList`. */
 export interface DeepList {
   docs: Int32Array;
   /** The term's frequency in each document (the term's BM25 is computed from it, not looked up again). */
@@ -130,6 +153,8 @@ export interface IndexState {
 }
 
 export class SearchIndex {
+  readonly tuning: SearchTuning = { ...DEFAULT_TUNING };
+  readonly stats: StrategyStats = { champions: 0, deep: 0, walk: 0, scan: 0 };
   n = 0;
   live = 0;
   capacity = 0;
@@ -165,7 +190,7 @@ export class SearchIndex {
    * (see `gateOf`), not saved in a snapshot.
    */
   gate = new Uint32Array(0);
-  /** Popularity + freshness per document (see evaluate.ts `staticScores`), set after each refresh. */
+  /** Popularity + freshness per document (see scoring.ts `staticScores`), set after each refresh. */
   staticScore = new Float32Array(0);
   ids: string[] = [];
   titles: string[] = [];
@@ -191,7 +216,7 @@ export class SearchIndex {
   geoDocs = new Postings();
   /** Geotagged documents by 1-degree cell (see geoCells.ts; built on demand, dropped on any change). */
   geoCells: Map<number, Int32Array> | undefined;
-  /** Documents in ranking order per `order` (built on demand by evaluate.ts, dropped on any change). */
+  /** Documents in ranking order per `order` (built on demand by rankings.ts, dropped on any change). */
   readonly orderings = new Map<string, Int32Array>();
   /**
    * Documents of recent phrases (their words' ids joined by spaces -> ascending documents), least
@@ -200,15 +225,15 @@ export class SearchIndex {
    * same query from another caller) reuses it. Dropped on any change, like `orderings`.
    */
   readonly phrases = new Map<string, Int32Array>();
-  /** Champion lists of remembered phrases with many documents (see evaluate.ts `phraseChampion`), same keys. */
+  /** Champion lists of remembered phrases with many documents (see topDocuments.ts `phraseChampion`), same keys. */
   readonly phraseChampions = new Map<string, Champion>();
   phraseInts = 0;
   /** Deep lists of the terms recently searched (least recently used first), dropped on any change. */
   readonly deepLists = new Map<string, DeepList>();
-  /** Term id -> each posting's BM25 + popularity and freshness, along its posting list (see evaluate.ts `impactsOf`); least recently used first, dropped on any change. */
+  /** Term id -> each posting's BM25 + popularity and freshness, along its posting list (see topDocuments.ts `impactsOf`); least recently used first, dropped on any change. */
   readonly impacts = new Map<number, Float64Array>();
   #impactNumbers = 0;
-  /** Champion lists of frequent terms (see evaluate.ts `buildChampions`), rebuilt after each refresh. */
+  /** Champion lists of frequent terms (see topDocuments.ts `buildChampions`), rebuilt after each refresh. */
   readonly champions = new Map<string, Champion>();
   /** Channel number -> documents of the channel (its videos, playlists and itself). */
   readonly channelDocs: Postings[] = [];

@@ -1,0 +1,123 @@
+import type { Ranked, SearchPlan } from '../plan.ts';
+import { unionOf } from '../postingLists.ts';
+import { bm25Of } from '../scoring.ts';
+import { bestFirst } from '../topDocuments.ts';
+import { TopK } from '../topK.ts';
+
+/**
+ * Relevance over many candidates from champion lists (each frequent term's best documents by its
+ * BM25 + popularity and freshness, see topDocuments.ts): exact when nothing outside the lists
+ * could reach the page. When they cannot prove it, the (reach + 1)-th score they found is left in
+ * `plan.floor` for the scan.
+ */
+
+export function byChampionLists(p: SearchPlan): Ranked | undefined {
+  return fromChampionsBestFirst(p) ?? fromChampions(p);
+}
+
+/**
+ * A query of one OR clause whose alternatives all have champion lists: a document's score for
+ * the clause is the best of its alternatives' (BM25 + popularity and freshness), so the champion
+ * lists are merged best first and the walk stops once the page is full and no alternative's
+ * next champion (or, past its list, its champion threshold, which bounds every other document)
+ * can reach it: a few dozen candidates instead of the union of the lists (2,048 at the default
+ * size), each looked up in every alternative's list.
+ */
+function fromChampionsBestFirst(p: SearchPlan): Ranked | undefined {
+  const { index, textClauses, reach, maxBoost, match, keyOf, finish } = p;
+  if (textClauses.length !== 1 || textClauses[0].atoms.length < 2 || !textClauses[0].atoms.every((a) => a.champ)) return undefined;
+  const champs = textClauses[0].atoms.map((a) => a.champ!);
+  const orders = champs.map(bestFirst);
+  const pos = new Int32Array(champs.length);
+  const topK = new TopK(index, reach + 1, false);
+  const seen = new Set<number>();
+  let matched = 0;
+  for (;;) {
+    let next = -1;
+    let nextScore = -Infinity;
+    let bound = -Infinity;
+    for (let x = 0; x < champs.length; x++) {
+      const more = pos[x] < orders[x].length;
+      const head = more ? champs[x].score[orders[x][pos[x]]] : champs[x].threshold;
+      if (head > bound) bound = head;
+      if (more && head > nextScore) {
+        nextScore = head;
+        next = x;
+      }
+    }
+    // (a hair above the bound, against rounding in sums taken in another order)
+    if (topK.full && bound * maxBoost * (1 + 1e-9) < topK.worstKey) break;
+    if (next < 0) {
+      if (topK.full) p.floor = Math.max(p.floor, topK.worstKey);
+      // match moved the cursors: the strategies after this one start them again
+      p.resetCursors();
+      return undefined;
+    }
+    const d = champs[next].docs[orders[next][pos[next]++]];
+    if (seen.has(d)) continue;
+    seen.add(d);
+    const bm25 = match(d, true);
+    if (bm25 < 0) continue;
+    matched++;
+    topK.offer(d, keyOf(d, bm25));
+  }
+  const size = textClauses[0].atoms.reduce((n, a) => n + a.list.n, 0);
+  index.stats.champions++;
+  return finish(topK.sorted().slice(0, reach), Math.max(matched, Math.round((matched * size) / Math.max(1, seen.size))));
+}
+
+/**
+ * Candidates: one query clause's champion documents (a frequent term's top documents by its
+ * BM25 + popularity and freshness, see topDocuments.ts), scored in full. Exact when the best kept
+ * result beats what any other document could reach: that clause's champion threshold plus the
+ * other clauses' BM25 maxima. Else undefined (the caller scores every candidate).
+ */
+function fromChampions(p: SearchPlan): Ranked | undefined {
+  const { index, textClauses, reach, maxBoost, avgLen, match, keyOf, boostOf, finish } = p;
+  // `tf`: a single-atom clause's term frequencies along `docs` (match need not search that clause's list)
+  let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; score: Float64Array | undefined; idf: number } | undefined;
+  const maxes = textClauses.map((c) => Math.max(...c.atoms.map((a) => a.maxBm25)));
+  const sumMax = maxes.reduce((a, b) => a + b, 0);
+  textClauses.forEach((c, i) => {
+    let threshold = -Infinity;
+    const lists: { docs: Int32Array; n: number }[] = [];
+    let size = 0;
+    for (const a of c.atoms) {
+      const champ = a.champ;
+      if (champ) {
+        threshold = Math.max(threshold, champ.threshold);
+        lists.push({ docs: champ.docs, n: champ.docs.length });
+      } else lists.push({ docs: a.list.docs, n: a.list.n });
+      size += a.list.n;
+    }
+    const bound = threshold + sumMax - maxes[i];
+    if (!best || bound < best.bound) {
+      const u = lists.length === 1 ? lists[0] : unionOf(lists);
+      const only = c.atoms.length === 1 ? c.atoms[0] : undefined;
+      best = { docs: u.docs, n: u.n, bound, size, clause: i, tf: only ? (only.champ ? only.champ.tf : only.list.tf) : undefined, score: only?.champ?.score, idf: only ? only.list.idf : 0 };
+    }
+  });
+  if (!best) return undefined;
+  const topK = new TopK(index, reach + 1, false);
+  let matched = 0;
+  const { tf, idf, clause } = best;
+  // the only clause's champion scores are the candidates' keys (before the language boost)
+  const score = textClauses.length === 1 ? best.score : undefined;
+  // champion lists and their unions are ascending: the other lists' cursors only move forward
+  for (let i = 0; i < best.n; i++) {
+    const d = best.docs[i];
+    const bm25 = tf ? match(d, false, clause, bm25Of(idf, tf[i], index.docLen[d], avgLen)) : match(d, false);
+    if (bm25 < 0) continue;
+    matched++;
+    topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25));
+  }
+  const complete = best.bound === -Infinity;
+  if (!complete && !(topK.full && topK.worstKey > best.bound * maxBoost)) {
+    // Not provably exact, but the (reach + 1)-th result scores at least this: a floor for scoring every candidate.
+    if (topK.full) p.floor = topK.worstKey;
+    return undefined;
+  }
+  const total = complete ? matched : Math.max(matched, Math.round((matched * best.size) / Math.max(1, best.n)));
+  index.stats.champions++;
+  return finish(topK.sorted().slice(0, reach), total);
+}

@@ -1,0 +1,157 @@
+import type { Champion, DeepList, Postings, SearchIndex } from './index.ts';
+import type { List } from './postingLists.ts';
+import { bm25Of, idfOf } from './scoring.ts';
+
+/**
+ * A term's best documents, made ahead of the searches that need them: champion lists (each
+ * frequent term's best documents by its BM25 + popularity and freshness, rebuilt after each
+ * refresh), deep lists (a term's best documents by some score, made on demand) and impacts (a
+ * term's score along its posting list). The sizes are the index's tuning (SearchIndex.tuning).
+ */
+
+/**
+ * A term's BM25 + popularity and freshness of each of its postings, along its posting list (dead
+ * documents included: they are rejected later), remembered until the index changes. The same
+ * computation as the scan's, so the same candidates are skipped.
+ */
+export function impactsOf(index: SearchIndex, term: number, idf: number, avgLen: number): Float64Array {
+  let impacts = index.impacts.get(term);
+  if (impacts) {
+    index.impacts.delete(term);
+    index.impacts.set(term, impacts);
+    return impacts;
+  }
+  const p = index.postings[term];
+  const { docLen, staticScore } = index;
+  impacts = new Float64Array(p.n);
+  for (let i = 0; i < p.n; i++) impacts[i] = bm25Of(idf, p.tf[i], docLen[p.docs[i]], avgLen) + staticScore[p.docs[i]];
+  index.rememberImpacts(term, impacts);
+  return impacts;
+}
+
+
+/**
+ * A term's best documents by `score` (higher first; ties in any order), at most eight champion lists' worth
+ * (`8 * tuning.champions`, about 100 KiB at the default size),
+ * and the best score left out (-Infinity: none): made at the first search that needs it, remembered
+ * until the index changes (SearchIndex.deepLists, least recently used dropped first). For relevance
+ * the score is the term's BM25 + popularity and freshness (champion lists of any depth); for an
+ * exact order, minus the place in its ranking (the term's documents in that order).
+ */
+export function deepList(index: SearchIndex, key: string, p: Postings, score: (d: number, tf: number) => number): DeepList {
+  const known = index.deepLists.get(key);
+  if (known) {
+    index.deepLists.delete(key);
+    index.deepLists.set(key, known);
+    return known;
+  }
+  const best = bestOf(index, p.docs, p.tf, p.n, 8 * index.tuning.champions, score);
+  const order = Array.from(best.docs.keys()).sort((a, b) => best.scores[b] - best.scores[a]);
+  const list: DeepList = { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), scores: Float64Array.from(order, (i) => best.scores[i]), cutoff: best.cutoff };
+  index.rememberDeepList(key, list);
+  return list;
+}
+
+/**
+ * Champion lists ("top documents per term" of the IR textbooks): for every frequent term, its
+ * `tuning.champions` best documents by BM25 of that term alone plus popularity and freshness,
+ * the score of the last one (no other document of the term scores higher) and the term's highest BM25.
+ * Built after each refresh (static scores change with the catalogue).
+ */
+export function buildChampions(index: SearchIndex): void {
+  index.champions.clear();
+  const minDf = Math.max(index.tuning.championMinDf, index.tuning.champions);
+  for (const [word, t] of index.terms) {
+    const p = index.postings[t];
+    if (p.n < minDf) continue;
+    const champ = championOf(index, p.docs, p.tf, p.n, idfOf(index, p.n));
+    if (champ) index.champions.set(word, champ);
+  }
+}
+
+/** The champion list of a remembered phrase with many documents (made at its first use, dropped with it), else undefined. */
+export function phraseChampion(index: SearchIndex, key: string, l: List): Champion | undefined {
+  if (l.n < Math.max(index.tuning.championMinDf, index.tuning.champions) || !l.tf || index.phrases.get(key) !== l.docs) return undefined;
+  let champ = index.phraseChampions.get(key);
+  if (!champ) {
+    champ = championOf(index, l.docs, l.tf, l.n, l.idf);
+    if (champ) index.phraseChampions.set(key, champ);
+  }
+  return champ;
+}
+
+/** The `tuning.champions` best documents of a posting list by BM25 + static score, or undefined when all of them fit. */
+function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, idf: number): Champion | undefined {
+  const avgLen = index.averageLength;
+  let maxBm25 = 0;
+  const best = bestOf(index, pdocs, ptf, n, index.tuning.champions, (d, tf) => {
+    const bm25 = bm25Of(idf, tf, index.docLen[d], avgLen);
+    if (bm25 > maxBm25) maxBm25 = bm25;
+    return bm25 + index.staticScore[d];
+  });
+  if (best.cutoff === -Infinity) return undefined; // every document fits: no champion list needed
+  // ascending documents (unions and cursors need them so), their term frequencies alongside
+  const order = Array.from(best.docs.keys()).sort((a, b) => best.docs[a] - best.docs[b]);
+  return { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), score: Float64Array.from(order, (i) => best.scores[i]), threshold: best.threshold, maxBm25 };
+}
+
+let heapScores = new Float64Array(0);
+/**
+ * The `k` best live documents of a posting list by `score` (a bounded min-heap; in heap order),
+ * their term frequencies and scores, the worst kept score (`threshold`) and the best score left
+ * out (-Infinity: none left out).
+ */
+function bestOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, k: number, score: (d: number, tf: number) => number) {
+  if (heapScores.length < k) heapScores = new Float64Array(k);
+  const scores = heapScores;
+  const docs = new Int32Array(k);
+  const tfs = new Uint8Array(k);
+  let size = 0;
+  let cutoff = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const d = pdocs[i];
+    if (!index.alive[d]) continue;
+    const tf = ptf[i];
+    const s = score(d, tf);
+    if (size < k) {
+      let j = size++;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (scores[parent] <= s) break;
+        scores[j] = scores[parent];
+        docs[j] = docs[parent];
+        tfs[j] = tfs[parent];
+        j = parent;
+      }
+      scores[j] = s;
+      docs[j] = d;
+      tfs[j] = tf;
+      continue;
+    }
+    if (s <= scores[0]) {
+      if (s > cutoff) cutoff = s;
+      continue;
+    }
+    if (scores[0] > cutoff) cutoff = scores[0];
+    let j = 0;
+    for (;;) {
+      const l = 2 * j + 1;
+      if (l >= size) break;
+      const c = l + 1 < size && scores[l + 1] < scores[l] ? l + 1 : l;
+      if (scores[c] >= s) break;
+      scores[j] = scores[c];
+      docs[j] = docs[c];
+      tfs[j] = tfs[c];
+      j = c;
+    }
+    scores[j] = s;
+    docs[j] = d;
+    tfs[j] = tf;
+  }
+  return { docs: docs.subarray(0, size), tf: tfs.subarray(0, size), scores: scores.slice(0, size), threshold: size ? scores[0] : -Infinity, cutoff };
+}
+
+/** A champion list's positions, best score first (made at its first use). */
+export function bestFirst(champ: Champion): Int32Array {
+  return (champ.bestFirst ??= Int32Array.from(champ.docs.keys()).sort((a, b) => champ.score[b] - champ.score[a]));
+}
