@@ -2,6 +2,7 @@ import type { SecretBox } from '../platform/crypto/secretBox.ts';
 import { MAX_FAULT_RULES, tooManyRules } from '../platform/faults/rules.ts';
 import { invalidArgument } from '../platform/http/errors.ts';
 import type { IamService } from '../platform/iam/iamService.ts';
+import { upgradeSnapshotTables } from '../platform/store/computeResourcesUpgrade.ts';
 import { ALL_TABLES, RETIRED_TABLES } from '../platform/store/migrations.ts';
 import type { Store } from '../platform/store/store.ts';
 
@@ -51,10 +52,12 @@ export class SnapshotService {
     }
     const rules = s.tables.fault_rules?.length ?? 0;
     if (rules > MAX_FAULT_RULES) throw tooManyRules('this snapshot (tables.fault_rules)', rules);
+    // A snapshot taken before Compute's resources had one table: its rows as they are now.
+    const tables = upgradeSnapshotTables(s.tables);
     await this.#store.db.transaction().execute(async (trx) => {
       for (const t of ALL_TABLES) await trx.deleteFrom(t).execute();
       for (const t of [...ALL_TABLES].reverse()) {
-        let rows = s.tables[t] ?? [];
+        let rows = tables[t] ?? [];
         if (t === 'api_keys') {
           rows = rows.map(({ key_string, ...r }) => ({
             ...r,

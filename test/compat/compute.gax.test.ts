@@ -146,7 +146,7 @@ describe('@google-cloud/compute and googleapis compute v1 against cloudtwin serv
     const [lro] = await globalTemplates.insert({ project: P, instanceTemplateResource: { name: 'gax-g1', properties: PROPERTIES } });
     const first = (lro as any).latestResponse;
     assert.equal(first.status, 'PENDING');
-    assert.equal(first.operationType, 'insert');
+    assert.equal(first.operationType, 'compute.instanceTemplates.insert');
     const [waited] = await globalOperations.wait({ project: P, operation: first.name });
     assert.equal(waited.status, 'DONE');
     await server.admin('PUT', '/_twin/v1/operations/config', { mode: 'instant' });

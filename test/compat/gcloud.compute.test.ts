@@ -152,7 +152,7 @@ if (gcloudAvailable('gcloud compute')) {
       assert.equal(globalOps.length, 3);
       const described = await t.g.run(['compute', 'operations', 'describe', globalOps[0].name, '--global']);
       ok(described);
-      assert.equal(described.json.operationType, 'insert');
+      assert.equal(described.json.operationType, 'compute.instanceTemplates.insert');
       assert.equal(described.json.status, 'DONE');
       const del = await t.g.run(['compute', 'instance-templates', 'delete', 'gc-global', '--quiet']);
       ok(del);

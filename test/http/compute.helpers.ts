@@ -43,7 +43,8 @@ function scopeCase(region: string | undefined): TemplateScopeCase {
     templatesPath: (project = P) => `/compute/v1/${scopePath(project)}/instanceTemplates`,
     templatePath: (name, project = P) => `/compute/v1/${scopePath(project)}/instanceTemplates/${name}`,
     operationsPath: (project = P) => `/compute/v1/${scopePath(project)}/operations`,
-    operationType: (verb) => (region ? `compute.regionInstanceTemplates.${verb}` : verb),
+    // As recorded from the real service: a global insert names its method, a global delete is the bare verb.
+    operationType: (verb) => (region ? `compute.regionInstanceTemplates.${verb}` : verb === 'insert' ? 'compute.instanceTemplates.insert' : verb),
     operationPermission: (verb) => `compute.${region ? 'region' : 'global'}Operations.${verb}`,
   };
 }

@@ -186,7 +186,7 @@ describe('aggregated lists, images and regions', () => {
     assert.equal(body.items.global.warning.code, 'NO_RESULTS_ON_PAGE');
     // unfiltered: the global scope holds the global template's operation (no region field)
     const all = (await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/aggregated/operations` })).json();
-    assert.deepEqual(all.items.global.operations.map((o: any) => [o.operationType, o.region, o.targetLink]), [['insert', undefined, `${LINK}projects/${P}/global/instanceTemplates/agg-1`]]);
+    assert.deepEqual(all.items.global.operations.map((o: any) => [o.operationType, o.region, o.targetLink]), [['compute.instanceTemplates.insert', undefined, `${LINK}projects/${P}/global/instanceTemplates/agg-1`]]);
     assert.equal(all.items['regions/europe-west1'].operations.length, 1);
   });
 
@@ -213,5 +213,32 @@ describe('aggregated lists, images and regions', () => {
     assert.equal(r.kind, 'compute#region');
     assert.equal(r.zones.length, 4);
     assertComputeError(await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/regions/nowhere1` }), 404, 'notFound');
+  });
+});
+
+describe('zone operations', () => {
+  let t: TestTwin;
+  const zoneOps = (zone = 'us-central1-a') => `/compute/v1/projects/${P}/zones/${zone}/operations`;
+  before(async () => {
+    t = await startTestTwin({ world: computeWorld });
+  });
+  after(() => t.close());
+
+  test('list, get, wait and delete answer in the zone scope with the zone operation permissions', async () => {
+    const list = await t.call(VIC, { method: 'GET', url: zoneOps() });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.deepEqual(list.json(), { kind: 'compute#operationList', id: `projects/${P}/zones/us-central1-a/operations`, selfLink: `${LINK}projects/${P}/zones/us-central1-a/operations` });
+    assertComputeError(await t.call(VIC, { method: 'GET', url: `${zoneOps()}/operation-1-2-3` }), 404, 'notFound', `The resource 'projects/${P}/zones/us-central1-a/operations/operation-1-2-3' was not found`);
+    assertComputeError(await t.call(VIC, { method: 'POST', url: `${zoneOps()}/operation-1-2-3/wait` }), 404, 'notFound');
+    assertComputeError(await t.call(VIC, { method: 'DELETE', url: `${zoneOps()}/operation-1-2-3` }), 403, 'forbidden', `Required 'compute.zoneOperations.delete' permission for 'projects/${P}/zones/us-central1-a/operations/operation-1-2-3'`);
+    assertComputeError(await t.call(MALLORY, { method: 'GET', url: zoneOps() }), 403, 'forbidden', `Required 'compute.zoneOperations.list' permission for 'projects/${P}/zones/us-central1-a'`);
+    assertComputeError(await t.call(VIC, { method: 'GET', url: zoneOps('us-central1-q') }), 404, 'notFound', `The resource 'projects/${P}/zones/us-central1-q' was not found`);
+    assertComputeError(await t.call(VIC, { method: 'GET', url: zoneOps('Bad_Zone') }), 400, 'invalidParameter');
+  });
+
+  test('the aggregated list has a key for every zone beside global and the regions', async () => {
+    const agg = (await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/aggregated/operations` })).json();
+    assert.ok(agg.items.global && agg.items['regions/us-central1'] && agg.items['zones/us-central1-a']);
+    assert.equal(agg.items['zones/us-central1-a'].warning.code, 'NO_RESULTS_ON_PAGE');
   });
 });

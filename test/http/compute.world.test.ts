@@ -46,7 +46,7 @@ describe('world: the compute section', () => {
     const doc = { compute: { networks: [{ name: 'extra-net', project: P, autoCreateSubnetworks: true, kind: 'compute#network', id: '123', routingConfig: { routingMode: 'REGIONAL' } }] } };
     for (let i = 0; i < 2; i++) assert.equal((await t.admin('POST', '/_twin/v1/world:apply', doc)).statusCode, 200);
     const snap = (await t.admin('GET', '/_twin/v1/snapshot')).json();
-    const rows = snap.tables.compute_world.filter((r: any) => r.kind === 'network' && r.name === 'extra-net');
+    const rows = snap.tables.compute_resources.filter((r: any) => r.kind === 'network' && r.name === 'extra-net');
     assert.equal(rows.length, 1);
     const op = await insertTemplate(t, templateBody('on-extra', { networkInterfaces: [{ network: 'global/networks/extra-net' }] }));
     assert.equal(op.error, undefined, JSON.stringify(op));
@@ -55,8 +55,7 @@ describe('world: the compute section', () => {
     assert.equal((await t.call(CORA, { method: 'GET', url: templatePath('on-extra') })).statusCode, 200);
     assert.equal((await t.admin('POST', '/_twin/v1/reset')).statusCode, 200);
     const after = (await t.admin('GET', '/_twin/v1/snapshot')).json();
-    assert.equal(after.tables.compute_world.length, 0);
-    assert.equal(after.tables.compute_instance_templates.length, 0);
+    assert.equal(after.tables.compute_resources.length, 0);
   });
 
   test('entries are read as proto JSON reads the resource: numbers and int64 strings coerced, anything else refused naming the entry and field, nothing written', async () => {
@@ -91,7 +90,7 @@ describe('world: the compute section', () => {
     }
     const snap = (await t.admin('GET', '/_twin/v1/snapshot')).json();
     assert.ok(!snap.tables.projects.some((p: any) => p.project_id === 'never-written-1'), 'nothing of a refused document is written');
-    assert.ok(!snap.tables.compute_world.some((r: any) => r.name === 'n-bogus' || r.name === 'i-status'));
+    assert.ok(!snap.tables.compute_resources.some((r: any) => r.name === 'n-bogus' || r.name === 'i-status'));
 
     const good = await t.admin('POST', '/_twin/v1/world:apply', {
       compute: {
@@ -106,5 +105,42 @@ describe('world: the compute section', () => {
     assert.equal(disk.sizeGb, '20');
     const net = (await t.call(VIC, { method: 'GET', url: `/compute/v1/projects/${P}/global/networks/n-coerced` })).json();
     assert.deepEqual([net.mtu, net.id], [1460, '42']);
+  });
+});
+
+describe('world: snapshots of earlier versions', () => {
+  let t: TestTwin;
+  before(async () => {
+    t = await startTestTwin({ world: computeWorld });
+  });
+  after(() => t.close());
+
+  test('a snapshot taken before Compute had one resource table restores: world entries, templates and operations as they were', async () => {
+    const op = await insertTemplate(t, templateBody('from-old'));
+    assert.equal(op.error, undefined, JSON.stringify(op));
+    const now = (await t.admin('GET', '/_twin/v1/snapshot')).json();
+    const { compute_resources: resources, compute_operations: operations, ...rest } = now.tables;
+    // The tables as the earlier version wrote them.
+    const old = {
+      ...now,
+      tables: {
+        ...rest,
+        compute_world: resources.filter((r: any) => r.kind !== 'instanceTemplate').map(({ id: _i, creation_ms: _c, ...r }: any) => r),
+        compute_instance_templates: resources.filter((r: any) => r.kind === 'instanceTemplate').map(({ kind: _k, location, ...r }: any) => ({ ...r, region: location })),
+        compute_operations: operations.map(({ location, ...r }: any) => ({ ...r, region: location })),
+      },
+    };
+    assert.equal((await t.admin('POST', '/_twin/v1/reset')).statusCode, 200);
+    const restored = await t.admin('PUT', '/_twin/v1/snapshot', old);
+    assert.equal(restored.statusCode, 200, restored.body);
+    const again = (await t.admin('GET', '/_twin/v1/snapshot')).json();
+    assert.deepEqual(
+      again.tables.compute_resources.map((r: any) => [r.kind, r.location, r.name, r.id]).sort(),
+      resources.map((r: any) => [r.kind, r.location, r.name, r.id]).sort(),
+    );
+    assert.equal((await t.call(CORA, { method: 'GET', url: templatePath('from-old') })).json().id, op.targetId);
+    const opAgain = await t.call(CORA, { method: 'GET', url: new URL(op.selfLink).pathname });
+    assert.equal(opAgain.statusCode, 200, opAgain.body);
+    assert.equal(opAgain.json().id, op.id);
   });
 });

@@ -82,9 +82,9 @@ describe(`compute crash recovery on ${TEST_STORE}`, () => {
           const [{ n }] = await reader.query('SELECT COUNT(*) AS n FROM operations WHERE done = 0');
           return Number(n) === 0 ? true : undefined;
         });
-        const rows = await reader.query('SELECT region, name, body FROM compute_instance_templates');
-        const names = rows.map((r) => `${r.region}/${r.name}`);
-        assert.equal(new Set(rows.map((r) => String(r.region))).size, TEMPLATE_SCOPES.length, 'templates of every scope');
+        const rows = await reader.query("SELECT location, name, body FROM compute_resources WHERE kind = 'instanceTemplate'");
+        const names = rows.map((r) => `${r.location}/${r.name}`);
+        assert.equal(new Set(rows.map((r) => String(r.location))).size, TEMPLATE_SCOPES.length, 'templates of every scope');
         assert.equal(new Set(names).size, names.length, 'a template is stored twice');
         for (const r of rows) assert.equal(JSON.parse(String(r.body)).name, r.name, 'a half-written template');
         const index = await reader.query('SELECT COUNT(*) AS n FROM compute_operations');

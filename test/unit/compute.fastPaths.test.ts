@@ -13,6 +13,7 @@ import { validateInsertBody } from '../../src/services/compute/instanceTemplate/
 import { templateReferences } from '../../src/services/compute/instanceTemplate/references.ts';
 import { parseReference } from '../../src/services/compute/references.ts';
 import { TemplateResolver } from '../../src/services/compute/resolution.ts';
+import { inRegion } from '../../src/services/compute/scope.ts';
 import type { ComputeWorld } from '../../src/services/compute/world.ts';
 
 /** Pieces references are made of, good and bad, so that generated values come near every branch. */
@@ -193,7 +194,7 @@ describe('parseReference remembers its answers', () => {
 
 describe('the resolver answers for the template\'s own project without a lookup', () => {
   test('own project by id or number: no lookup, the same resolution; other projects are still looked up', async () => {
-    const scope = { projectId: 'demo-project', projectNumber: '300000000001', scope: 'us-central1' };
+    const scope = { projectId: 'demo-project', projectNumber: '300000000001', scope: inRegion('us-central1') };
     const rows: Record<string, Record<string, unknown>> = {
       '300000000001/global/net': { name: 'net', autoCreateSubnetworks: false },
       '300000000001/us-central1/sub': { name: 'sub', network: 'https://www.googleapis.com/compute/v1/projects/demo-project/global/networks/net', ipCidrRange: '10.0.0.0/24' },

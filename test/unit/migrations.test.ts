@@ -93,3 +93,48 @@ describe('PostgreSQL migrations', { skip: TEST_STORE !== 'postgres' && 'PostgreS
     }
   });
 });
+
+test('0008: the world entries and templates of an earlier store become compute_resources rows; operations keep their scope as location', async () => {
+  const { Kysely, SqliteDialect, PostgresDialect } = await import('kysely');
+  const { migrateToLatest } = await import('../../src/platform/store/migrations.ts');
+  const { openSqlite } = await import('../../src/platform/store/sqlite.ts');
+  const { stableId } = await import('../../src/platform/crypto/stableId.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'ct-migrate-'));
+  const pgdb = await freshDatabase();
+  try {
+    let old: InstanceType<typeof Kysely<any>>;
+    if (pgdb.url) {
+      const { default: pgm } = await import('pg');
+      old = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pgm.Pool({ connectionString: pgdb.url, max: 1 }) }) });
+    } else {
+      old = new Kysely<any>({ dialect: new SqliteDialect({ database: openSqlite(join(dir, 'cloudtwin.db')) }) });
+    }
+    await migrateToLatest(old, { through: '0007_fault_rules', schema: pgdb.url ? String((await sql<{ s: string }>`SELECT current_schema() AS s`.execute(old)).rows[0].s) : undefined });
+    await old.insertInto('compute_world').values([
+      { kind: 'network', project_number: '300000000001', location: 'global', name: 'net-a', body: JSON.stringify({ name: 'net-a', autoCreateSubnetworks: false }) },
+      { kind: 'image', project_number: '300000000001', location: 'global', name: 'img', body: JSON.stringify({ name: 'img', creationTimestamp: '2025-02-03T04:05:06.000-08:00' }) },
+    ]).execute();
+    await old.insertInto('compute_instance_templates').values({ id: '1234567890123456789', project_number: '300000000001', region: 'us-central1', name: 't-1', creation_ms: 1700000000000, body: '{"name":"t-1"}' }).execute();
+    await old.insertInto('compute_operations').values({ name: 'operation-1', id: '99', project_number: '300000000001', region: 'us-central1', request_id: null, insert_ms: 1700000000000 }).execute();
+    await old.destroy();
+    const store = await Store.open(pgdb.url ? { databaseUrl: pgdb.url } : { dataDir: dir });
+    try {
+      const rows = await store.db.selectFrom('compute_resources').selectAll().orderBy('kind').orderBy('name').execute();
+      assert.deepEqual(
+        rows.map((r) => [r.kind, r.location, r.name, r.id, Number(r.creation_ms)]),
+        [
+          ['image', 'global', 'img', stableId('image/300000000001/global/img'), Date.parse('2025-02-03T04:05:06.000-08:00')],
+          ['instanceTemplate', 'us-central1', 't-1', '1234567890123456789', 1700000000000],
+          ['network', 'global', 'net-a', stableId('network/300000000001/global/net-a'), Date.parse('2024-01-01T00:00:00.000-08:00')],
+        ],
+      );
+      const ops = await store.db.selectFrom('compute_operations').selectAll().execute();
+      assert.deepEqual(ops.map((o) => [o.name, o.location]), [['operation-1', 'us-central1']]);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await pgdb.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,4 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { resourceFromTemplateRow, resourceFromWorldRow } from './computeResourcesUpgrade.ts';
 
 /** One step of the schema, applied once per store. */
 interface Migration {
@@ -238,6 +239,35 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0008_compute_resources': {
+    async up(db: Kysely<any>) {
+      // One table of Compute's resources, whatever their kind (networks, subnetworks, firewalls,
+      // instance templates, instances, ...): the world document's entries and what the API writes
+      // alike. `location` is `global`, a region's or a zone's name; `body` the resource's JSON.
+      await db.schema
+        .createTable('compute_resources')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('project_number', 'text', (c) => c.notNull())
+        .addColumn('location', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('creation_ms', 'bigint', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('compute_resources_pk', ['kind', 'project_number', 'location', 'name'])
+        .execute();
+      await db.schema.createIndex('compute_resources_id').on('compute_resources').columns(['kind', 'project_number', 'id']).execute();
+      await db.schema.createIndex('compute_resources_created').on('compute_resources').columns(['kind', 'project_number', 'location', 'creation_ms', 'id']).execute();
+      const moved = [
+        ...(await db.selectFrom('compute_world').selectAll().execute()).map(resourceFromWorldRow),
+        ...(await db.selectFrom('compute_instance_templates').selectAll().execute()).map(resourceFromTemplateRow),
+      ];
+      for (let i = 0; i < moved.length; i += 200) await db.insertInto('compute_resources').values(moved.slice(i, i + 200)).execute();
+      await db.schema.dropTable('compute_world').execute();
+      await db.schema.dropTable('compute_instance_templates').execute();
+      // An operation's scope: `global`, a region's or a zone's name (zone operations).
+      await db.schema.alterTable('compute_operations').renameColumn('region', 'location').execute();
+    },
+  },
 };
 
 /** The bookkeeping table: the one Kysely's Migrator kept, so stores made by earlier versions read as they are. */
@@ -255,14 +285,14 @@ const MIGRATION_TABLE = 'kysely_migration';
  * cloudtwins, parallel test suites) that introspection fails now and then with `schema "..."
  * does not exist`, naming a schema being dropped.
  */
-export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string } = {}): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string; /** Tests: stop after this migration (a store as an earlier version left it). */ through?: string } = {}): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   await db.transaction().execute(async (trx) => {
     if (postgres) await sql`SELECT pg_advisory_xact_lock(hashtext(${`cloudtwin.migrations.${opts.schema ?? ''}`}))`.execute(trx);
     await sql`CREATE TABLE IF NOT EXISTS ${sql.table(MIGRATION_TABLE)} (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
     const applied = new Set((await trx.selectFrom(MIGRATION_TABLE).select('name').execute()).map((r) => String(r.name)));
     for (const name of Object.keys(migrations).sort()) {
-      if (applied.has(name)) continue;
+      if (applied.has(name) || (opts.through !== undefined && name > opts.through)) continue;
       try {
         await migrations[name].up(trx);
       } catch (err) {
@@ -274,7 +304,7 @@ export async function migrateToLatest(db: Kysely<any>, opts: { schema?: string }
 }
 
 /** Tables earlier versions had: a snapshot taken then may name them; restore ignores them. */
-export const RETIRED_TABLES: ReadonlySet<string> = new Set(['world_sections']);
+export const RETIRED_TABLES: ReadonlySet<string> = new Set(['world_sections', 'compute_world', 'compute_instance_templates']);
 
 /** Every table, in an order that is safe to clear and refill. */
 export const ALL_TABLES = [
@@ -287,9 +317,8 @@ export const ALL_TABLES = [
   'media_channels',
   'media_content_owners',
   'media_meta',
-  'compute_instance_templates',
+  'compute_resources',
   'compute_operations',
-  'compute_world',
   'api_keys',
   'operations',
   'access_tokens',

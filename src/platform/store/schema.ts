@@ -44,9 +44,9 @@ export interface Database {
   };
   quota_limits: { consumer: string; service: string; daily_limit: number };
   quota_usage: { consumer: string; service: string; day: string; used: number };
-  compute_instance_templates: { id: string; project_number: string; region: string; name: string; creation_ms: number; body: string };
-  compute_operations: { name: string; id: string; project_number: string; region: string; request_id: string | null; insert_ms: number };
-  compute_world: { kind: string; project_number: string; location: string; name: string; body: string };
+  /** Compute's resources of every kind (see migration 0008): `location` is `global`, a region's or a zone's name. */
+  compute_resources: { kind: string; project_number: string; location: string; name: string; id: string; creation_ms: number; body: string };
+  compute_operations: { name: string; id: string; project_number: string; location: string; request_id: string | null; insert_ms: number };
   media_channels: MediaRow & { owner_principal: string | null; content_owner: string | null };
   media_videos: MediaRow;
   media_playlists: MediaRow;

@@ -3,6 +3,9 @@
  * (readable by every authenticated principal, as the real public images are), machine types
  * and accelerator types. A project's world section adds to it.
  */
+import { stableId } from '../../platform/crypto/stableId.ts';
+
+export { stableId };
 
 const REGION_NAMES = [
   'africa-south1', 'asia-east1', 'asia-east2', 'asia-northeast1', 'asia-northeast2', 'asia-northeast3', 'asia-south1', 'asia-south2',
@@ -20,22 +23,6 @@ export const REGIONS: ReadonlyMap<string, readonly string[]> = new Map(
     return [r, letters.map((l) => `${r}-${l}`)];
   }),
 );
-
-/** Ids already derived (BigInt hashing costs tens of microseconds; a catalogue list derives thousands). */
-const STABLE_IDS = new Map<string, string>();
-
-/** Stable numeric ids for built-in resources (the real ones are fixed per resource too): distinct per text. */
-export function stableId(text: string): string {
-  let id = STABLE_IDS.get(text);
-  if (id === undefined) {
-    let h = 1469598103934665603n;
-    for (const c of Buffer.from(text)) h = ((h ^ BigInt(c)) * 1099511628211n) & 0xffffffffffffffffn;
-    id = (h % 8000000000000000000n + 1000000000000000000n).toString(); // within int64, as ids and license codes are
-    if (STABLE_IDS.size >= 200_000) STABLE_IDS.clear();
-    STABLE_IDS.set(text, id);
-  }
-  return id;
-}
 
 /** The creation time of every built-in region, zone, machine type and accelerator type. */
 export const CATALOGUE_EPOCH = '1969-12-31T16:00:00.000-08:00';

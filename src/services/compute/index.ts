@@ -5,30 +5,42 @@ import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
 import type { OperationEngine } from '../../platform/operations/engine.ts';
 import type { Store } from '../../platform/store/store.ts';
-import { registerComputeRoutes } from './plugin.ts';
-import { ComputeRepository } from './repository.ts';
-import { ComputeService } from './service.ts';
+import { batchCompute } from './batchRoute.ts';
+import { instanceTemplateMethods } from './instanceTemplate/methods.ts';
+import { InstanceTemplates } from './instanceTemplate/service.ts';
+import { type ComputeMethod, registerComputeMethods } from './methods.ts';
+import { operationMethods } from './operation/methods.ts';
+import { ComputeOperations } from './operation/service.ts';
+import { OperationIndex } from './store/operationIndex.ts';
+import { ResourceReader } from './store/reader.ts';
+import { ResourceStore } from './store/resources.ts';
 import { ComputeWorld } from './world.ts';
-import { registerComputeWorldRoutes } from './worldPlugin.ts';
+import { unofferedWorldMethods, worldMethods } from './worldMethods.ts';
 import { ComputeWorldReader } from './worldReader.ts';
 
 /** How long `regionOperations.wait` blocks at most, as the real service (about 2 minutes). */
 export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
 
 export interface Compute {
-  service: ComputeService;
+  operations: ComputeOperations;
   /** Forgets operation index rows whose operation the engine no longer keeps (a background task). */
   purgeForgottenOperations(): Promise<number>;
 }
 
+/** Compute v1: every kind's method table, on one resource store and one operations module (see methods.ts). */
 export function createCompute(
   app: FastifyInstance,
   d: { store: Store; clock: Clock; ids: Ids; iam: IamService; access: AccessControl; operations: OperationEngine; waitTimeoutMs?: number },
 ): Compute {
-  const repo = new ComputeRepository();
-  const world = new ComputeWorld(() => d.store.db);
-  const service = new ComputeService({ ...d, repo, world, waitTimeoutMs: d.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS });
-  registerComputeRoutes(app, service);
-  registerComputeWorldRoutes(app, new ComputeWorldReader({ iam: d.iam, access: d.access, world }));
-  return { service, purgeForgottenOperations: () => repo.purgeOrphanOperations(d.store.db) };
+  const index = new OperationIndex();
+  const resources = new ResourceStore();
+  const reader = new ResourceReader(d.store, resources);
+  const world = new ComputeWorld(() => d.store.db, resources);
+  const operations = new ComputeOperations({ store: d.store, clock: d.clock, ids: d.ids, operations: d.operations, index, waitTimeoutMs: d.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS });
+  const templates = new InstanceTemplates({ store: d.store, clock: d.clock, iam: d.iam, access: d.access, resources, reader, operations, world });
+  const methods: ComputeMethod[] = [...instanceTemplateMethods(templates), ...operationMethods(operations), ...worldMethods(new ComputeWorldReader(world))];
+  registerComputeMethods(app, methods, { iam: d.iam, access: d.access, earlierOperation: (p, requestId) => operations.earlierOperation(p, requestId) });
+  unofferedWorldMethods(app, new Set(methods.map((m) => m.id)));
+  batchCompute(app);
+  return { operations, purgeForgottenOperations: () => index.purgeOrphans(d.store.db) };
 }

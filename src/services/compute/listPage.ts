@@ -1,8 +1,10 @@
 import { computeError } from './errors.ts';
+import { LINK_BASE } from './names.ts';
+import { type Scope, scopeKey } from './scope.ts';
 import { matchesFilter, parseComputeFilter } from './filter/filter.ts';
 import type { ComputeFilter } from './instanceTemplate/types.ts';
 import { type PageQuery, decodeCursor, encodeCursor } from './pageToken.ts';
-import type { ListCursor, ListOrder } from './repository.ts';
+import type { ListCursor, ListOrder } from './store/keyset.ts';
 
 export const MAX_RESULTS = 500;
 
@@ -96,3 +98,42 @@ export function memoryPages<T extends Listed>(all: readonly T[]): (order: ListOr
     return list.slice(from, from + limit);
   };
 }
+
+/** A list method's answer: `compute#<schema>List` with its items, the next page's token and links (`id`: the collection's path). */
+export function listAnswer(schema: string, id: string, page: { items: { resource: unknown }[]; nextPageToken?: string }): Record<string, unknown> {
+  return {
+    kind: `compute#${lowerFirst(schema)}List`,
+    id,
+    ...(page.items.length ? { items: page.items.map((i) => i.resource) } : {}),
+    ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+    selfLink: LINK_BASE + id,
+  };
+}
+
+/** A listed item with its scope (aggregated lists group by it). */
+interface ScopedItem {
+  resource: unknown;
+  scope: Scope;
+}
+
+/** An aggregatedList's answer (`compute#<schema>AggregatedList`): `items` keyed by every scope asked (`global`, `regions/R`, `zones/Z`), each with its items or a warning. */
+export function aggregatedAnswer(projectId: string, field: string, schema: string, page: { items: ScopedItem[]; nextPageToken?: string }, scopes: readonly Scope[]): Record<string, unknown> {
+  const byScope = new Map<string, unknown[]>();
+  for (const i of page.items) {
+    const key = scopeKey(i.scope);
+    if (!byScope.has(key)) byScope.set(key, []);
+    byScope.get(key)!.push(i.resource);
+  }
+  const items: Record<string, unknown> = {};
+  for (const s of scopes) {
+    const key = scopeKey(s);
+    const list = byScope.get(key);
+    items[key] = list
+      ? { [field]: list }
+      : { warning: { code: 'NO_RESULTS_ON_PAGE', message: `There are no results for scope '${key}' on this page.`, data: [{ key: 'scope', value: key }] } };
+  }
+  const id = `projects/${projectId}/aggregated/${field}`;
+  return { kind: `compute#${lowerFirst(schema)}AggregatedList`, id, items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}), selfLink: LINK_BASE + id };
+}
+
+const lowerFirst = (s: string) => s[0].toLowerCase() + s.slice(1);

@@ -6,19 +6,6 @@ export const SERVICE = 'compute.googleapis.com';
 export const LINK_BASE = 'https://www.googleapis.com/compute/v1/';
 export const BASE_PATH = '/compute/v1';
 
-/**
- * Where a template or an operation lives: a region's name, or `global` (no region is named so:
- * REGION_PATTERN admits it, but the catalogue has no such region, so a regional path naming it is
- * 404 before anything is read). Stored as is in the `region` column of both tables.
- */
-export type Scope = string;
-export const GLOBAL: Scope = 'global';
-export const isGlobal = (scope: Scope) => scope === GLOBAL;
-
-export type TemplateOperation = 'insert' | 'delete';
-/** `operationType` of a template operation: regional ones carry the method's full name, global ones the bare verb (see docs/differences.md). */
-export const operationType = (scope: Scope, type: TemplateOperation) => (isGlobal(scope) ? type : `compute.regionInstanceTemplates.${type}`);
-
 /** Path parameter patterns, as the discovery document gives them. */
 export const PROJECT_PATTERN = /^(?:(?:[-a-z0-9]{1,63}\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?(?:[0-9]{1,19}|(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?))$/;
 export const REGION_PATTERN = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -28,17 +15,6 @@ export const RESOURCE_PATTERN = /^(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?|[1-9][0-9
 export const OPERATION_PATTERN = /^(?:[-a-z0-9]{1,63}|[1-9][0-9]{0,19})$/;
 export const IMAGE_PATTERN = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 
-export const regionPath = (project: string, region: string) => `projects/${project}/regions/${region}`;
-export const regionLink = (project: string, region: string) => LINK_BASE + regionPath(project, region);
-/** `projects/P/global` or `projects/P/regions/R`. */
-export const scopePath = (project: string, scope: Scope) => (isGlobal(scope) ? `projects/${project}/global` : regionPath(project, scope));
-export const scopeLink = (project: string, scope: Scope) => LINK_BASE + scopePath(project, scope);
-/** The key of a scope in an aggregatedList: `global` or `regions/R`. */
-export const scopeKey = (scope: Scope) => (isGlobal(scope) ? GLOBAL : `regions/${scope}`);
-export const templatePath = (project: string, scope: Scope, name: string) => `${scopePath(project, scope)}/instanceTemplates/${name}`;
-export const templateLink = (project: string, scope: Scope, name: string) => LINK_BASE + templatePath(project, scope, name);
-export const operationPath = (project: string, scope: Scope, name: string) => `${scopePath(project, scope)}/operations/${name}`;
-export const operationLink = (project: string, scope: Scope, name: string) => LINK_BASE + operationPath(project, scope, name);
 export const defaultServiceAccount = (projectNumber: string) => `${projectNumber}-compute@developer.gserviceaccount.com`;
 
 /** The operation's name: `operation-<epochMs>-<13 hex>-<8 hex>-<8 hex>`. */

@@ -1,5 +1,5 @@
 import { computeError } from './errors.ts';
-import type { ListCursor, ListOrder } from './repository.ts';
+import type { ListCursor, ListOrder } from './store/keyset.ts';
 
 /** What a page token is bound to: the list, its order and its filter. */
 export interface PageQuery {

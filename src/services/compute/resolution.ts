@@ -5,7 +5,8 @@ import type { Database } from '../../platform/store/schema.ts';
 import { ACCELERATOR_TYPES, CUSTOM_MACHINE_TYPE, MACHINE_TYPES, PUBLIC_IMAGES, REGIONS } from './catalogue.ts';
 import { invalidFieldEntry, notFoundEntry } from './errors.ts';
 import type { OperationErrorEntry, TemplateReference } from './instanceTemplate/types.ts';
-import { LINK_BASE, type Scope, isGlobal } from './names.ts';
+import { LINK_BASE } from './names.ts';
+import { type Scope, isGlobal, scopeKey } from './scope.ts';
 import { type ParsedRef, parseReference, refPath } from './references.ts';
 import type { SourceInstance } from './sourceInstance.ts';
 import type { ComputeWorld, WorldKind } from './world.ts';
@@ -24,7 +25,7 @@ export const REFERENCE_COLLECTION: Partial<Record<TemplateReference['kind'], { c
 export interface TemplateScope {
   projectId: string;
   projectNumber: string;
-  /** The template's region, or `global`. */
+  /** The template's region, or global. */
   scope: Scope;
 }
 
@@ -32,11 +33,11 @@ const ALL_ZONES: readonly string[] = [...REGIONS.values()].flat().sort();
 const ALL_REGIONS: readonly string[] = [...REGIONS.keys()].sort();
 
 /** The zones a template's zonal references may name: its region's, or every zone for a global template. */
-export const zonesOf = (scope: Scope): readonly string[] => (isGlobal(scope) ? ALL_ZONES : (REGIONS.get(scope) ?? []));
+export const zonesOf = (scope: Scope): readonly string[] => (isGlobal(scope) ? ALL_ZONES : (REGIONS.get(scope.name) ?? []));
 /** The regions a template's regional references may name: its own, or every region for a global template. */
-const regionsOf = (scope: Scope): readonly string[] => (isGlobal(scope) ? ALL_REGIONS : [scope]);
+const regionsOf = (scope: Scope): readonly string[] => (isGlobal(scope) ? ALL_REGIONS : [scope.name]);
 /** `in region 'R'` or, for a global template, `in any region`. */
-const whereIn = (scope: Scope) => (isGlobal(scope) ? 'in any region' : `in region '${scope}'`);
+const whereIn = (scope: Scope) => (isGlobal(scope) ? 'in any region' : `in region '${scope.name}'`);
 
 export interface Resolution {
   errors: OperationErrorEntry[];
@@ -52,7 +53,7 @@ export function parseTemplateRef(ref: TemplateReference, scope: TemplateScope): 
   const spec = REFERENCE_COLLECTION[ref.kind];
   if (!spec) return undefined;
   // A global template has no region to default to: a regional reference must name its region.
-  const def = spec.scope === 'global' || (spec.scope === 'region' && isGlobal(scope.scope)) ? 'global' : spec.scope === 'region' ? `regions/${scope.scope}` : `zones/*`;
+  const def = spec.scope === 'global' || (spec.scope === 'region' && isGlobal(scope.scope)) ? 'global' : spec.scope === 'region' ? scopeKey(scope.scope) : `zones/*`;
   return parseReference(ref.value, spec.collection, { project: scope.projectId, scope: def });
 }
 
@@ -231,13 +232,13 @@ export class TemplateResolver {
     let subnet: Record<string, any> | undefined;
     let subnetRef: ParsedRef | undefined;
     if (typeof nic.subnetwork === 'string' && nic.subnetwork) {
-      subnetRef = parseReference(nic.subnetwork, 'subnetworks', { project: s.projectId, scope: isGlobal(s.scope) ? 'global' : `regions/${s.scope}` });
+      subnetRef = parseReference(nic.subnetwork, 'subnetworks', { project: s.projectId, scope: scopeKey(s.scope) });
       if (!subnetRef || !subnetRef.scope.startsWith('regions/')) return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, 'The URL is malformed.'));
       const pn = await this.#projectNumber(subnetRef.project);
       subnet = pn ? await this.#world.get('subnetwork', pn, subnetRef.scope.slice('regions/'.length), subnetRef.name, this.#db) : undefined;
       if (!subnet) return void this.errors.push(notFoundEntry(refPath(subnetRef), `${loc}.subnetwork`));
-      if (!isGlobal(s.scope) && subnetRef.scope !== `regions/${s.scope}`) {
-        return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, `The subnetwork must be in the region of the instance template ('${s.scope}').`));
+      if (!isGlobal(s.scope) && subnetRef.scope !== scopeKey(s.scope)) {
+        return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, `The subnetwork must be in the region of the instance template ('${s.scope.name}').`));
       }
       this.links.set(`${loc}.subnetwork`, LINK_BASE + refPath(subnetRef));
     }

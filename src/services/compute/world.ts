@@ -1,10 +1,13 @@
 import type { Static } from '@sinclair/typebox';
 import ipaddr from 'ipaddr.js';
 import type { Kysely } from 'kysely';
-import { HotQuery } from '../../platform/store/hotQuery.ts';
+import { stableId } from '../../platform/crypto/stableId.ts';
+import { WORLD_EPOCH_MS } from '../../platform/store/computeResourcesUpgrade.ts';
 import type { Database } from '../../platform/store/schema.ts';
 import { REGIONS } from './catalogue.ts';
 import { COMPUTE_SCHEMAS } from './discovery/schema.ts';
+import { locationOf as locationOfScope, scopeAt } from './scope.ts';
+import { ResourceStore } from './store/resources.ts';
 import type { ComputeWorldSchema } from './worldSchema.ts';
 
 export type ComputeWorldDoc = Static<typeof ComputeWorldSchema>;
@@ -100,7 +103,7 @@ export async function checkComputeSection(trx: Kysely<Database>, doc: ComputeWor
         }
         if (projectNumber && !networks.has(`${projectNumber}/${lastSegment(String(e.network))}`)) {
           const stored = await trx
-            .selectFrom('compute_world')
+            .selectFrom('compute_resources')
             .select('name')
             .where('kind', '=', 'network')
             .where('project_number', '=', projectNumber)
@@ -115,50 +118,53 @@ export async function checkComputeSection(trx: Kysely<Database>, doc: ComputeWor
   return problems;
 }
 
-/** Upserts every entry (keyed by kind, project, location and name): applying twice is applying once. */
+/** Upserts every entry (keyed by kind, project, location and name) as an ordinary resource: applying twice is applying once. */
 export async function writeComputeSection(trx: Kysely<Database>, doc: ComputeWorldDoc, projectNumberOf: (id: string) => string | undefined): Promise<void> {
+  const store = new ResourceStore();
   for (const [section, kind] of Object.entries(SECTIONS) as [keyof ComputeWorldDoc, WorldKind][]) {
     for (const e of (doc[section] ?? []) as Entry[]) {
       const { project, ...body } = e;
-      const row = { kind, project_number: projectNumberOf(project)!, location: locationOf(kind, e), name: e.name, body: JSON.stringify(body) };
-      await trx
-        .insertInto('compute_world')
-        .values(row)
-        .onConflict((c) => c.columns(['kind', 'project_number', 'location', 'name']).doUpdateSet({ body: row.body }))
-        .execute();
+      const projectNumber = projectNumberOf(project)!;
+      const location = locationOf(kind, e);
+      const created = Date.parse(String(body.creationTimestamp ?? ''));
+      await store.upsert(trx, {
+        kind,
+        projectNumber,
+        scope: scopeAt(location),
+        name: e.name,
+        id: stableId(`${kind}/${projectNumber}/${location}/${e.name}`),
+        creationMs: Number.isFinite(created) ? created : WORLD_EPOCH_MS,
+        body,
+      });
     }
   }
 }
 
-/** One world resource by key (compiled once: it runs on every template insert). */
-const WORLD_GET = new HotQuery((db: Kysely<Database>, kind: WorldKind, projectNumber: string, location: string, name: string) =>
-  db.selectFrom('compute_world').select('body').where('kind', '=', kind).where('project_number', '=', projectNumber).where('location', '=', location).where('name', '=', name),
-);
-
-/** Read access to the world's Compute resources. */
+/**
+ * The world's kinds as the template resolver reads them (by kind, project, location and name),
+ * over the one resource store: what the world declared and what the API wrote alike.
+ */
 export class ComputeWorld {
   readonly #db: () => Kysely<Database>;
+  readonly #store: ResourceStore;
 
-  constructor(db: () => Kysely<Database>) {
+  constructor(db: () => Kysely<Database>, store: ResourceStore) {
     this.#db = db;
+    this.#store = store;
   }
 
   async get(kind: WorldKind, projectNumber: string, location: string, name: string, db = this.#db()): Promise<Record<string, any> | undefined> {
-    const [row] = await WORLD_GET.rows(db, kind, projectNumber, location, name);
-    return row ? JSON.parse(row.body) : undefined;
+    return (await this.#store.get(db, kind, projectNumber, scopeAt(location), name))?.body;
   }
 
   /** Every resource of a kind in a project (optionally in some locations). */
   async all(kind: WorldKind, projectNumber: string, locations?: readonly string[], db = this.#db()): Promise<(Record<string, any> & { location: string })[]> {
-    let q = db.selectFrom('compute_world').select(['body', 'location']).where('kind', '=', kind).where('project_number', '=', projectNumber);
-    if (locations) q = q.where('location', 'in', locations.length ? [...locations] : ['']);
-    const rows = await q.orderBy('name').execute();
-    return rows.map((r) => ({ ...JSON.parse(r.body), location: r.location }));
+    const rows = await this.#store.all(db, kind, projectNumber, locations?.map(scopeAt));
+    return rows.map((r) => ({ ...r.body, location: locationOfScope(r.scope) }));
   }
 
-  /** Whether the world declares any resource of this kind for the project. */
+  /** Whether the project has any resource of this kind. */
   async declares(kind: WorldKind, projectNumber: string, db = this.#db()): Promise<boolean> {
-    const row = await db.selectFrom('compute_world').select('name').where('kind', '=', kind).where('project_number', '=', projectNumber).limit(1).executeTakeFirst();
-    return row !== undefined;
+    return this.#store.any(db, [kind], projectNumber);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The contract between the InstanceTemplate rules (`instanceTemplate/`: schema, validation,
- * defaults, references — pure, no I/O) and the Compute service (`service.ts`, `routes/`,
+ * defaults, references — pure, no I/O) and the Compute service (`service.ts`, `methods.ts`,
  * operations, world resolution).
  *
  * Implemented in this folder:

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { errorEnvelopeText, sendError } from '../../../platform/http/envelope.ts';
-import { type BatchAnswer, MAX_BATCH_PARTS, boundaryOf, formatBatch, parseBatch } from '../batch.ts';
-import { computeError } from '../errors.ts';
-import { BASE_PATH } from '../names.ts';
+import { errorEnvelopeText, sendError } from '../../platform/http/envelope.ts';
+import { type BatchAnswer, MAX_BATCH_PARTS, boundaryOf, formatBatch, parseBatch } from './batch.ts';
+import { computeError } from './errors.ts';
+import { BASE_PATH } from './names.ts';
 
 /** Headers of the outer request that are the batch's own, not its parts'. */
 const OUTER_ONLY = new Set(['content-type', 'content-length', 'content-transfer-encoding', 'transfer-encoding', 'accept-encoding', 'connection', 'host', 'expect']);
