@@ -142,6 +142,23 @@ export async function spawnNode(args: string[], ready: RegExp, opts: { pin?: boo
   };
 }
 
+/** Runs `node <args>` (pinned to CPU 1 when possible) to its exit: wall milliseconds from spawn to exit, and its stdout. A non-zero exit throws. */
+export async function runNode(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<{ ms: number; stdout: string }> {
+  const cmd = PIN ? TASKSET! : process.execPath;
+  const argv = PIN ? ['-c', '1', process.execPath, ...args] : args;
+  const t0 = performance.now();
+  const proc = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => (stdout += d));
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => (children.delete(proc), resolve(c))));
+  const ms = performance.now() - t0;
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}`);
+  return { ms, stdout };
+}
+
 /** `cloudtwin serve --port 0` on SQLite in a fresh temp data dir, with the bench admin token. */
 export async function startCloudtwin(extra: string[] = [], opts: { logLevel?: string } = {}): Promise<Child & { admin(method: string, path: string, body?: unknown): Promise<any> }> {
   const dataDir = tempDir('cloudtwin-bench-');

@@ -118,8 +118,11 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
   const helpers = { ...stateHelpers(admin), ...credentialHelpers(admin), ...clockHelpers(admin), ...behaviourHelpers(admin), ...faultHelpers(admin), ...requestHelpers(admin) };
   let initial: Snapshot;
   try {
-    await helpers.operations.set(opts.operations ?? 'instant');
-    initial = await helpers.snapshot();
+    // In process, not through the admin API: a start makes no HTTP request (a test that never
+    // calls the admin API never loads an HTTP client).
+    const mode = opts.operations ?? 'instant';
+    await twin.operations.setConfig(mode === 'instant' ? { mode: 'instant', delayMs: 0 } : { mode: 'delayed', delayMs: mode.delayMs });
+    initial = await twin.snapshots.take();
   } catch (err) {
     await running.stop();
     throw err;

@@ -7,6 +7,7 @@ import { SnapshotService } from './admin/snapshotService.ts';
 import { WorldService } from './admin/worldService.ts';
 import { AccessTokens } from './platform/auth/accessTokens.ts';
 import { type AuthMode, Authenticator } from './platform/auth/authenticator.ts';
+import { DEFAULT_PERMISSIVE_PRINCIPAL } from './platform/auth/principal.ts';
 import { CredentialGeneration } from './platform/auth/credentialGeneration.ts';
 import { installAuthentication } from './platform/auth/plugin.ts';
 import { ServiceAccountKeys } from './platform/auth/serviceAccountKeys.ts';
@@ -38,12 +39,11 @@ import { createServiceUsage } from './services/serviceusage/index.ts';
 import { registerConsole } from './console/plugin.ts';
 import { ApiError } from './platform/http/errors.ts';
 import { StartupError } from './startupErrors.ts';
+import { VERSION } from './version.ts';
 import { type Compute, createCompute } from './services/compute/index.ts';
 import { type BoundPort, type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
 import { GrpcFront } from './platform/grpc/front.ts';
 import { logGrpcCall } from './platform/grpc/callLog.ts';
-
-export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 export interface CloudtwinOptions {
   /** SQLite data directory; absent (with no databaseUrl) means in memory. */
@@ -92,6 +92,8 @@ export interface Cloudtwin {
   journal: Journal;
   faults: Faults;
   worker: Worker;
+  operations: OperationEngine;
+  snapshots: SnapshotService;
   /**
    * Serves the app on one port: REST over HTTP/1.1 and HTTP/2, gRPC over HTTP/2, all over TLS
    * (ALPN) when `tls` is given. Call it once; `close()` drains it first.
@@ -121,7 +123,6 @@ const servedApis = (mediaServiceName: string) => [
 
 /** The surfaces meant for the machine's own user, never offered to other web origins. */
 const LOCAL_SURFACES = ['/_twin/', '/console'];
-export const DEFAULT_PERMISSIVE_PRINCIPAL = 'user:owner@cloudtwin.local';
 
 /** Builds the whole product: store, platform, services and admin API on one Fastify app. */
 export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin> {
@@ -239,6 +240,8 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       journal,
       faults,
       worker,
+      operations,
+      snapshots,
       async listen(o) {
         await app.ready();
         listener = await listenOnPort(fastifyApplication(app, grpc.handler), o);

@@ -2,11 +2,14 @@ import { Command, Option } from 'commander';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { localServerTls } from '../platform/transport/localCa.ts';
+import { DEFAULT_PERMISSIVE_PRINCIPAL } from '../platform/auth/principal.ts';
 import { registerCatalogCommands } from '../services/media/catalog/cli.ts';
-import { DEFAULT_PERMISSIVE_PRINCIPAL, VERSION } from '../server.ts';
-import { startServing } from '../start.ts';
 import { StartupError } from '../startupErrors.ts';
+import { VERSION } from '../version.ts';
+
+// This module defines the commands and their options only: `cloudtwin --version` and `--help`
+// load nothing of the server. A command's action imports what it runs (docs/operations.md,
+// "Start-up and lazy loading").
 
 const program = new Command();
 program.name('cloudtwin').description('Wire-compatible API Keys v2, Compute v1 instance templates (global and regional) and media search v3').version(VERSION);
@@ -41,9 +44,12 @@ const serve = program
       // Not an error: on PostgreSQL the data directory keeps the master key and the admin token (processes may share it).
       process.stderr.write(`cloudtwin: ${optionText('dataDir')}: the store is PostgreSQL (${optionText('databaseUrl')}); this directory keeps only master.key and admin-token\n`);
     }
+    const port = parsePort(o.port);
+    const tls = await serverTlsMaker(o, inMemory);
+    const { startServing } = await import('../start.ts');
     const running = await startServing({
       host: o.host,
-      port: parsePort(o.port),
+      port,
       dataDir,
       databaseUrl: o.databaseUrl,
       worldFile: o.world,
@@ -59,14 +65,15 @@ const serve = program
       // Structured logs go to stderr; stdout carries the admin token line and the ready lines.
       logger: { level: o.logLevel, stream: process.stderr },
       // Made once the port is bound (the local CA writes into the data directory).
-      tls: () => serverTls(o, inMemory),
+      tls,
     });
-    const { twin, url, listener, tls } = running;
+    const { twin, url, listener } = running;
+    const caFile = running.tls?.caFile;
     process.stdout.write(`admin token: ${adminTokenText(twin.adminToken, twin.adminTokenGenerated, dataDir && !o.adminToken ? join(dataDir, 'admin-token') : undefined)}\n`);
     process.stdout.write(`cloudtwin listening on ${url}\n`);
     process.stdout.write(`console at ${url}/console/\n`);
     process.stdout.write(`transports: ${listener.transports.join(', ')} (REST and gRPC on this one port)\n`);
-    if (tls?.caFile) process.stdout.write(`TLS certificate from the local CA ${tls.caFile} (trust it once: NODE_EXTRA_CA_CERTS=${tls.caFile})\n`);
+    if (caFile) process.stdout.write(`TLS certificate from the local CA ${caFile} (trust it once: NODE_EXTRA_CA_CERTS=${caFile})\n`);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
@@ -79,15 +86,20 @@ const serve = program
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   });
 
-/** The certificate `--tls` serves: `--tls-cert`/`--tls-key`, or one from the local CA in the data directory. */
-function serverTls(o: { tls?: boolean | string; tlsCert?: string; tlsKey?: string; dataDir: string; host: string; allowedHost?: string[] }, inMemory: boolean) {
+/**
+ * How to make the certificate `--tls` serves (called once the port is bound): `--tls-cert`/
+ * `--tls-key`, or one from the local CA in the data directory; undefined without `--tls`.
+ */
+async function serverTlsMaker(o: { tls?: boolean | string; tlsCert?: string; tlsKey?: string; dataDir: string; host: string; allowedHost?: string[] }, inMemory: boolean) {
   const on = (o.tls !== undefined && o.tls !== false && o.tls !== 'false') || o.tlsCert !== undefined;
   if (!on) return undefined;
   if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together');
-  if (o.tlsCert !== undefined && o.tlsKey !== undefined) return { cert: readFileSync(o.tlsCert), key: readFileSync(o.tlsKey), caFile: undefined };
+  const { tlsCert, tlsKey } = o;
+  if (tlsCert !== undefined && tlsKey !== undefined) return () => ({ cert: readFileSync(tlsCert), key: readFileSync(tlsKey), caFile: undefined });
+  // The local CA (X.509 making) is loaded only for a start that serves TLS.
+  const { localServerTls } = await import('../platform/transport/localCa.ts');
   // In memory nothing is kept: the CA lives in a fresh temporary directory, trusted for this run only.
-  const dir = inMemory ? mkdtempSync(join(tmpdir(), 'cloudtwin-tls-')) : resolve(o.dataDir, 'tls');
-  return localServerTls(dir, [o.host, ...(o.allowedHost ?? [])]);
+  return () => localServerTls(inMemory ? mkdtempSync(join(tmpdir(), 'cloudtwin-tls-')) : resolve(o.dataDir, 'tls'), [o.host, ...(o.allowedHost ?? [])]);
 }
 
 /** What the admin-token line says: the token itself only when it was generated now; else where it is kept or where it came from. */

@@ -1,42 +1,105 @@
 /**
  * Start-up loads only what answering the first request needs (docs/operations.md, "Start-up and
- * lazy loading"): a real `cloudtwin serve` process, with a module hook recording every package
- * it loads. The PostgreSQL driver, prom-client, yaml and jose are loaded when first needed, never
- * at start on SQLite.
+ * lazy loading"): real `cloudtwin` processes, with a module hook recording every module they
+ * load (npm packages, the sources, and at the ready line or at exit Node's built-in modules).
+ * `--version` and `--help` load nothing of the server; `serve` loads neither the gRPC machinery
+ * nor the local CA nor the catalogue tools until a request needs them; the PostgreSQL driver,
+ * prom-client, yaml and jose are loaded when first needed, never at start on SQLite.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { vendoredSpecifiers } from '../../bin/vendored.js';
 import { spawnReady } from '../support/spawnReady.ts';
 import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY = /^cloudtwin listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
 
 /** Packages that must not be loaded by a start on SQLite (each is loaded on its first use). */
 const LAZY = ['pg', 'prom-client', 'yaml', 'jose', 'cli-progress', 'protobufjs'];
 
-/** A preload that appends the name of every npm package the process loads to $LOADED_FILE. */
+/** Modules loaded only when a request (or a command) needs them, by what needs them. */
+const ON_DEMAND: Record<string, RegExp[]> = {
+  gRPC: [/^src\/platform\/grpc\/(server|reflection)\.ts$/, /^protobufjs$/],
+  TLS: [/^src\/platform\/transport\/localCa\.ts$/],
+  'catalogue tools': [/^src\/services\/media\/catalog\/(bulk|generator|remote|progress)\.ts$/, /^cli-progress$/, /^@scure\/bip39$/],
+  // An ES-module import of node:http reads its WebSocket getter, which loads undici (fetch).
+  'an HTTP client': [/^node:internal\/deps\/undici\/undici$/],
+};
+
+/** The server itself: what `--version` and `--help` must not load. */
+const SERVER = [/^src\/(server|start)\.ts$/, /^fastify$/, /^kysely$/, /^\.cloudtwin-vendor$/, /^src\/platform\/store\//];
+
+/**
+ * A preload that appends to $LOADED_FILE the npm package (`fastify`) or source file
+ * (`src/server.ts`) of every module the process loads, and, when it prints its ready line and
+ * when it exits, every built-in module loaded so far (`node:internal/deps/undici/undici`).
+ */
 const HOOK = `
 import { registerHooks } from 'node:module';
 import { appendFileSync } from 'node:fs';
+const root = ${JSON.stringify(new URL('../../', import.meta.url).href)};
 const seen = new Set();
+const note = (name) => {
+  if (seen.has(name)) return;
+  seen.add(name);
+  appendFileSync(process.env.LOADED_FILE, name + '\\n');
+};
+const builtins = () => { for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) note('node:' + m.slice(13)); };
 registerHooks({
   load(url, context, next) {
     const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url);
-    if (m && !seen.has(m[1])) {
-      seen.add(m[1]);
-      appendFileSync(process.env.LOADED_FILE, m[1] + '\\n');
-    }
+    if (m) note(m[1]);
+    else if (url.startsWith(root + 'src/')) note(url.slice(root.length));
     return next(url, context);
   },
 });
+const write = process.stdout.write;
+process.stdout.write = function (chunk, ...rest) {
+  if (String(chunk).includes(' listening on ')) builtins();
+  return write.call(this, chunk, ...rest);
+};
+process.on('exit', builtins);
 `;
+
+/** The modules of `loaded` that `patterns` match. */
+const matching = (loaded: Set<string>, patterns: RegExp[]) => [...loaded].filter((name) => patterns.some((p) => p.test(name)));
+
+function assertNoneLoaded(loaded: Set<string>, groups: string[], when: string): void {
+  for (const group of groups) assert.deepEqual(matching(loaded, ON_DEMAND[group]), [], `${when}: the ${group} modules are loaded`);
+}
+
+describe('cloudtwin --version and --help load nothing of the server', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cloudtwin-startup-cli-'));
+    writeFileSync(join(dir, 'hook.mjs'), HOOK);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const flag of ['--version', '--help']) {
+    it(`cloudtwin ${flag}`, async () => {
+      const file = join(dir, `loaded${flag}.txt`);
+      writeFileSync(file, '');
+      const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_'))), LOADED_FILE: file };
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(dir, 'hook.mjs'), BIN, flag], { env, cwd: ROOT });
+      assert.match(stdout, flag === '--version' ? /^\d+\.\d+\.\d+\n$/ : /^Usage: cloudtwin /);
+      const loaded = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
+      assert.ok(loaded.has('src/cli/main.ts') && loaded.has('commander'), `the hook sees the command's modules: ${[...loaded].filter((m) => !m.startsWith('node:')).join(', ')}`);
+      assert.deepEqual(matching(loaded, SERVER), [], 'no module of the server is loaded');
+      assertNoneLoaded(loaded, Object.keys(ON_DEMAND), `cloudtwin ${flag}`);
+    });
+  }
+});
 
 describe('cloudtwin serve loads heavy modules when first needed', () => {
   let dir: string;
@@ -65,6 +128,10 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     }
     rmSync(dir, { recursive: true, force: true });
     await db?.drop();
+  });
+
+  it('at the ready line, none of the gRPC, TLS, catalogue-tool or HTTP-client modules is loaded', () => {
+    assertNoneLoaded(loaded(), Object.keys(ON_DEMAND), 'serve, at the ready line');
   });
 
   it('after the ready line and a first API request, none of the lazy packages is loaded (but for the store in use)', async () => {
@@ -112,5 +179,51 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     });
     assert.equal(res.status, 200, await res.text());
     assert.ok(loaded().has('yaml'));
+  });
+});
+
+describe('cloudtwin serve loads the gRPC machinery at the first gRPC call', () => {
+  let dir: string;
+  let proc: ChildProcess;
+  let url: string;
+  const loaded = () => new Set(readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n').filter(Boolean));
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cloudtwin-startup-grpc-'));
+    writeFileSync(join(dir, 'hook.mjs'), HOOK);
+    writeFileSync(join(dir, 'loaded.txt'), '');
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_'))), LOADED_FILE: join(dir, 'loaded.txt') };
+    const p = await spawnReady(process.execPath, ['--import', join(dir, 'hook.mjs'), BIN, 'serve', '--in-memory', '--port', '0', '--log-level', 'warn'], READY, { env });
+    proc = p.proc;
+    url = p.ready[1];
+  });
+
+  after(async () => {
+    if (proc && proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serve --in-memory: not at the ready line; after a call (refused: no credentials), yes', async () => {
+    assertNoneLoaded(loaded(), ['gRPC'], 'serve --in-memory, at the ready line');
+    const session = connect(url);
+    try {
+      const status = await new Promise<string | undefined>((resolve, reject) => {
+        const call = session.request({ ':method': 'POST', ':path': '/google.api.apikeys.v2.ApiKeys/GetKey', 'content-type': 'application/grpc', te: 'trailers' });
+        let grpcStatus: string | undefined;
+        call.on('response', (headers) => (grpcStatus ??= headers['grpc-status'] as string | undefined));
+        call.on('trailers', (trailers) => (grpcStatus = trailers['grpc-status'] as string | undefined));
+        call.on('end', () => resolve(grpcStatus));
+        call.on('error', reject);
+        call.resume();
+        call.end(Buffer.from([0, 0, 0, 0, 0]));
+      });
+      assert.equal(status, '16', 'UNAUTHENTICATED');
+    } finally {
+      session.close();
+    }
+    assert.ok(matching(loaded(), ON_DEMAND.gRPC).length > 0, 'the gRPC machinery is loaded by the call');
   });
 });

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ALL_TABLES } from '../../src/platform/store/migrations.ts';
+import { MIGRATION_SQL } from '../../src/platform/store/migrationSql.ts';
 import { Store } from '../../src/platform/store/store.ts';
 import { TEST_STORE, freshDatabase } from '../support/store.ts';
+import { MIGRATION_SQL_FILE, migrationSqlSource } from '../../scripts/generate-migration-sql.ts';
+
+test('migrationSql.ts is the SQL the migration steps compile to now (run node scripts/generate-migration-sql.ts after changing a step)', async () => {
+  assert.equal(readFileSync(MIGRATION_SQL_FILE, 'utf8'), await migrationSqlSource());
+});
 
 const tablesOf = (file: string): string[] => {
   const db = new DatabaseSync(file);
@@ -27,6 +33,34 @@ test('SQLite: a fresh data directory gets every table, and a second open migrate
     const store = await Store.open({ dataDir: dir });
     await store.close();
     assert.deepEqual(tablesOf(join(dir, 'cloudtwin.db')), tables);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SQLite: a store made by an earlier version (its first migrations applied) gets the later ones, and keeps its rows', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ct-migrate-'));
+  try {
+    const file = join(dir, 'cloudtwin.db');
+    const db = new DatabaseSync(file);
+    db.exec('CREATE TABLE kysely_migration (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)');
+    for (const m of MIGRATION_SQL.slice(0, 2)) {
+      for (const statement of m.statements) db.exec(statement);
+      db.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run(m.name, '2026-01-01T00:00:00.000Z');
+    }
+    db.prepare(`INSERT INTO projects (project_number, project_id) VALUES ('300000000001', 'old-project')`).run();
+    db.close();
+    await (await Store.open({ dataDir: dir })).close();
+    const tables = tablesOf(file);
+    for (const t of ALL_TABLES) assert.ok(tables.includes(t), `table ${t} exists`);
+    const after = new DatabaseSync(file);
+    try {
+      assert.deepEqual((after.prepare('SELECT name, timestamp FROM kysely_migration ORDER BY name').all() as { name: string; timestamp: string }[]).map((r) => r.name), MIGRATION_SQL.map((m) => m.name));
+      assert.equal((after.prepare(`SELECT timestamp FROM kysely_migration WHERE name = '0001_initial'`).get() as { timestamp: string }).timestamp, '2026-01-01T00:00:00.000Z', 'applied steps are not applied again');
+      assert.equal((after.prepare('SELECT project_id FROM projects').get() as { project_id: string }).project_id, 'old-project');
+    } finally {
+      after.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

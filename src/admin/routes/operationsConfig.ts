@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '@sinclair/typebox';
+import { MAX_OPERATION_DELAY_MS } from '../../platform/operations/engine.ts';
 import type { AdminContext } from '../context.ts';
 
 const Config = Type.Object(
-  { mode: Type.Union([Type.Literal('instant'), Type.Literal('delayed')]), delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 3600 * 1000 })) },
+  { mode: Type.Union([Type.Literal('instant'), Type.Literal('delayed')]), delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OPERATION_DELAY_MS })) },
   { additionalProperties: false },
 );
 

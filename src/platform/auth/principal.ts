@@ -8,6 +8,9 @@ export interface Principal {
   superuser: boolean;
 }
 
+/** The member every bearer token stands for in permissive mode, unless `--permissive-principal` names another. */
+export const DEFAULT_PERMISSIVE_PRINCIPAL = 'user:owner@cloudtwin.local';
+
 export function hasAnyScope(p: Principal, required: readonly string[]): boolean {
   if (p.scopes === 'all') return true;
   for (const s of required) if (p.scopes.has(s)) return true;

@@ -144,15 +144,24 @@ function object(T: Table, fields: Record<string, Field>, v: unknown, at: string,
   return out;
 }
 
-/** The schemas (and methods) of one discovery document, read from its table. */
+/** The schemas (and methods) of one discovery document, read from its table on first use. */
 export class DiscoverySchemas {
-  readonly #t: Table;
-  /** Every method of the document: its id, HTTP verb, path and response schema. */
-  readonly methods: readonly DiscoveryMethod[];
+  readonly #file: URL;
+  #table: Table | undefined;
+  #methods: readonly DiscoveryMethod[] | undefined;
 
   constructor(table: URL) {
-    this.#t = JSON.parse(readFileSync(table, 'utf8'));
-    this.methods = this.#t.methods.map(([id, verb, path, response]) => ({ id, verb, path, response }));
+    this.#file = table;
+  }
+
+  /** The table, read and parsed when first needed: a module that holds a DiscoverySchemas costs nothing at start-up. */
+  get #t(): Table {
+    return (this.#table ??= JSON.parse(readFileSync(this.#file, 'utf8')));
+  }
+
+  /** Every method of the document: its id, HTTP verb, path and response schema. */
+  get methods(): readonly DiscoveryMethod[] {
+    return (this.#methods ??= this.#t.methods.map(([id, verb, path, response]) => ({ id, verb, path, response })));
   }
 
   has(schema: string): boolean {

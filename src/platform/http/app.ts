@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from './statusCodes.ts';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -14,7 +14,7 @@ import { createServerLogger, lazyChildLogger, requestLogLine, type ServerLoggerO
 import { prependRouteHook, recordRoutes } from './routes.ts';
 import { scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
-import { AJV_OPTIONS, validationError } from './validationErrors.ts';
+import { coercingAjv, exactAjv, validationError } from './validationErrors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,11 +49,9 @@ export interface HttpAppOptions {
 type FastifySchemaCompilerResult = ReturnType<FastifySchemaCompiler<unknown>>;
 
 function installValidators(app: FastifyInstance): void {
-  const coercing = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
-  const exact = new Ajv({ ...AJV_OPTIONS, coerceTypes: false });
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return compileLazily(exact, schema);
-    const compiled = compileLazily(coercing, schema);
+    if (httpPart === 'body') return compileLazily(exactAjv, schema);
+    const compiled = compileLazily(coercingAjv, schema);
     // Query booleans in any case, integers within their proto type, one value per singular name.
     return (httpPart === 'querystring' ? queryValidator(schema, compiled) : compiled) as FastifySchemaCompilerResult;
   });
@@ -65,10 +63,10 @@ type Validate = ((data: unknown) => boolean) & { errors?: ValidateFunction['erro
  * A validator compiled on its first use: compiling every route's schemas at start-up was a
  * fifth of the time to the ready line; most servers only ever see a few of their routes.
  */
-function compileLazily(ajv: Ajv, schema: unknown): Validate {
+function compileLazily(ajv: () => Ajv, schema: unknown): Validate {
   let compiled: ValidateFunction | undefined;
   const validate: Validate = (data) => {
-    compiled ??= ajv.compile(schema as object);
+    compiled ??= ajv().compile(schema as object);
     const ok = compiled(data);
     validate.errors = compiled.errors;
     return ok;

@@ -82,7 +82,18 @@ export function validationError(errors: AjvError[], context: string, bodyName: s
 /** The Ajv options of every request validator (REST's, and `checkMessage`'s for other transports). */
 export const AJV_OPTIONS: AjvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false };
 
-const exact = new Ajv({ ...AJV_OPTIONS, coerceTypes: false });
+let exact: Ajv | undefined;
+let coercing: Ajv | undefined;
+
+/**
+ * The request validators' two Ajv instances, each made on first use (making one adds its
+ * meta-schemas: a cost at start-up for a server that validates nothing yet). `exactAjv` for JSON
+ * bodies and other transports' messages (typed: no coercion), `coercingAjv` for query strings and
+ * path parameters (text: `pageSize=3`, `showDeleted=true`).
+ */
+export const exactAjv = (): Ajv => (exact ??= new Ajv({ ...AJV_OPTIONS, coerceTypes: false }));
+export const coercingAjv = (): Ajv => (coercing ??= new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' }));
+
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
@@ -92,6 +103,6 @@ const compiled = new WeakMap<object, ValidateFunction>();
  */
 export function checkMessage(schema: object, data: unknown, bodyName: string): void {
   let validate = compiled.get(schema);
-  if (!validate) compiled.set(schema, (validate = exact.compile(schema)));
+  if (!validate) compiled.set(schema, (validate = exactAjv().compile(schema)));
   if (!validate(data)) throw validationError(validate.errors as AjvError[], 'body', bodyName);
 }

@@ -53,6 +53,9 @@ export interface OperationsConfig {
   delayMs: number;
 }
 
+/** The longest delay a delayed operation may be given (a day). */
+export const MAX_OPERATION_DELAY_MS = 24 * 3600 * 1000;
+
 const CONFIG = 'operations.config';
 
 /** An operation stored already done (instant completion inside its submitting transaction). */
@@ -153,6 +156,9 @@ export class OperationEngine {
   }
 
   async setConfig(config: OperationsConfig): Promise<void> {
+    if (!Number.isInteger(config.delayMs) || config.delayMs < 0 || config.delayMs > MAX_OPERATION_DELAY_MS) {
+      throw new RangeError(`delayMs must be a whole number of milliseconds from 0 to ${MAX_OPERATION_DELAY_MS}, not ${config.delayMs}`);
+    }
     await writeSetting(this.#store.db, CONFIG, config);
     this.#config = config;
   }

@@ -1,5 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /**
@@ -93,7 +93,8 @@ class BackgroundCheckpoints {
 
   #thread(): Worker {
     if (!this.#worker) {
-      const worker = new Worker(CHECKPOINT_THREAD, { eval: true, workerData: { path: this.#path } });
+      // node:worker_threads is loaded with the first checkpoint thread (an in-memory store never has one).
+      const worker = new (process.getBuiltinModule('node:worker_threads').Worker)(CHECKPOINT_THREAD, { eval: true, workerData: { path: this.#path } });
       worker.unref();
       worker.on('message', () => {
         this.#running = false;

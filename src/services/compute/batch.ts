@@ -4,7 +4,7 @@
  * as its own request, in order, in a `multipart/mixed` answer whose parts carry the HTTP status
  * line, headers and body of each answer and `Content-ID: <response-ID>` for a request's `<ID>`.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../../platform/http/statusCodes.ts';
 
 /** Google's limit of calls in one batch request. */
 export const MAX_BATCH_PARTS = 1000;

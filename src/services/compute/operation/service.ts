@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../../../platform/http/statusCodes.ts';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../../platform/auth/principal.ts';
 import type { Clock } from '../../../platform/clock/clock.ts';

@@ -2,7 +2,7 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'n
 import { join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { type Command, Option } from 'commander';
-import { Store } from '../../../platform/store/store.ts';
+import type { Store } from '../../../platform/store/store.ts';
 import type { CatalogTarget } from './bulk.ts';
 
 /**
@@ -11,7 +11,8 @@ import type { CatalogTarget } from './bulk.ts';
  * lazy loading").
  */
 async function commands() {
-  const [{ default: cliProgress }, bulk, { generatedCount }, { countEntries }, { MediaSearch }, { snapshotPath }, remote, { progressBar }] = await Promise.all([
+  const [{ Store }, { default: cliProgress }, bulk, { generatedCount }, { countEntries }, { MediaSearch }, { snapshotPath }, remote, { progressBar }] = await Promise.all([
+    import('../../../platform/store/store.ts'),
     import('cli-progress'),
     import('./bulk.ts'),
     import('./generator.ts'),
@@ -21,7 +22,7 @@ async function commands() {
     import('./remote.ts'),
     import('./progress.ts'),
   ]);
-  return { cliProgress, ...bulk, generatedCount, countEntries, MediaSearch, snapshotPath, ...remote, progressBar };
+  return { Store, cliProgress, ...bulk, generatedCount, countEntries, MediaSearch, snapshotPath, ...remote, progressBar };
 }
 
 interface TargetOptions {
@@ -145,7 +146,7 @@ function parseCount(v: string): number {
  * directory it made is removed, files it made in an existing one (an empty database) too.
  */
 async function withTarget(o: TargetOptions, work: (target: CatalogTarget, store?: Store) => Promise<void>): Promise<void> {
-  const { storeTarget, remoteTarget, parseServerUrl, resolveAdminToken, ImportError, UnreadableFileError } = await commands();
+  const { Store, storeTarget, remoteTarget, parseServerUrl, resolveAdminToken, ImportError, UnreadableFileError } = await commands();
   if (o.url) {
     const url = parseServerUrl(o.url);
     await work(remoteTarget(url, resolveAdminToken(o.adminToken, resolve(o.dataDir))));
