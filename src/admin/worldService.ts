@@ -8,14 +8,19 @@ import { PREDEFINED_ROLES } from '../platform/iam/permissions.ts';
 import { setDailyLimit } from '../platform/quota/quota.ts';
 import type { Database } from '../platform/store/schema.ts';
 import type { Store } from '../platform/store/store.ts';
-import { checkComputeSection, writeComputeSection } from '../services/compute/world.ts';
-import { applyMediaWorld } from '../services/media/catalog/writer.ts';
 import { type World, WorldSchema, schemaErrors } from './worldSchema.ts';
 
 /** A project id or number to its number through `resolve` (undefined when the world has no such project). */
 function projectNumberOf(resolve: (resource: string) => string): (id: string) => string | undefined {
   return (id) => resolve(`projects/${id}`).split('/')[1] || undefined;
 }
+
+/**
+ * The sections' writers, loaded with the first document that has such a section (Compute's
+ * resource tables and the media catalogue's writer are not loaded at start-up).
+ */
+const computeWorld = () => import('../services/compute/world.ts');
+const mediaWorld = () => import('../services/media/catalog/writer.ts');
 
 function reject(problems: string[]): never {
   throw invalidArgument(`Invalid world document: ${problems.join('; ')}`, problems.map((p) => ({ field: p.split(':')[0], description: p })));
@@ -115,7 +120,7 @@ export class WorldService {
     (w.quotas ?? []).forEach((q, i) => {
       if (!resolve(`projects/${q.project}`)) problems.push(`quotas[${i}].project: '${q.project}' does not exist`);
     });
-    if (w.compute) problems.push(...(await checkComputeSection(trx, w.compute, projectNumberOf(resolve))));
+    if (w.compute) problems.push(...(await (await computeWorld()).checkComputeSection(trx, w.compute, projectNumberOf(resolve))));
     if (problems.length) reject(problems);
     return resolve;
   }
@@ -176,9 +181,9 @@ export class WorldService {
         .onConflict((c) => c.columns(['resource', 'constraint_name']).doUpdateSet({ enforce: row.enforce }))
         .execute();
     }
-    if (w.compute) await writeComputeSection(trx, w.compute, projectNumberOf(resolve));
+    if (w.compute) await (await computeWorld()).writeComputeSection(trx, w.compute, projectNumberOf(resolve));
     if (w.media) {
-      const problems = await applyMediaWorld(trx, w.media);
+      const problems = await (await mediaWorld()).applyMediaWorld(trx, w.media);
       if (problems.length) reject(problems);
     }
   }

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from '@sinclair/typebox';
 import { invalidArgument } from '../../platform/http/errors.ts';
 import { exportEntries, missingRefs } from '../../services/media/catalog/repository.ts';
-import { checkEntries, finishImport, importResumePoint, writeImportBatch } from '../../services/media/catalog/writer.ts';
 import type { AdminContext } from '../context.ts';
 
 /** At most this many entries per write and ids per reference check (the CLI sends 2000 / 500). */
@@ -12,6 +11,8 @@ const MAX_IDS = 10_000;
 /** A batch of 5000 entries of up to 1 MB each would be 5 GB: bound the body, not only the count. */
 const CATALOG_BODY_LIMIT = 64 * 1024 * 1024;
 const PREFIX = '/_twin/v1/media/catalog';
+/** The catalogue's writer (entry checks, batches, resume marks): loaded with the first call that writes or resumes. */
+const writer = () => import('../../services/media/catalog/writer.ts');
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const ImportId = Type.String({ pattern: '^[0-9a-f]{64}$' });
@@ -51,15 +52,16 @@ export function mediaCatalog(app: FastifyInstance, ctx: AdminContext): void {
 
   app.post<{ Body: Static<typeof WriteRequest> }>(`${PREFIX}::write`, { bodyLimit: CATALOG_BODY_LIMIT, schema: { body: WriteRequest }, config: { bodyName: '' } }, async (req) => {
     const { entries, import: mark } = req.body;
+    const { checkEntries, writeImportBatch } = await writer();
     const checked = await checkEntries(db, entries, (i) => `entries[${i}]`);
     if (checked.problems.length) throw invalidArgument(`the batch was not written: ${checked.problems.join('; ')}`, checked.problems.map(violation));
     await writeImportBatch(db, checked.entries, mark);
     return { written: checked.entries.length };
   });
 
-  app.get<{ Params: Static<typeof ImportParams> }>(`${PREFIX}/imports/:id`, { schema: { params: ImportParams } }, async (req) => ({ id: req.params.id, afterLine: await importResumePoint(db, req.params.id) }));
+  app.get<{ Params: Static<typeof ImportParams> }>(`${PREFIX}/imports/:id`, { schema: { params: ImportParams } }, async (req) => ({ id: req.params.id, afterLine: await (await writer()).importResumePoint(db, req.params.id) }));
   app.delete<{ Params: Static<typeof ImportParams> }>(`${PREFIX}/imports/:id`, { schema: { params: ImportParams } }, async (req) => {
-    await finishImport(db, req.params.id);
+    await (await writer()).finishImport(db, req.params.id);
     return {};
   });
 

@@ -9,7 +9,6 @@ import type { MediaCatalog, MediaSearchEngine } from './types.ts';
 export type { MediaCatalog, MediaSearchEngine } from './types.ts';
 export { CURATED_TOPICS } from './topics.ts';
 export { parseQuery } from '../search/queryParser.ts';
-export { applyMediaWorld } from './writer.ts';
 
 /** The catalogue and its search engine over one store (see types.ts). */
 export interface Media {
