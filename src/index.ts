@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { AdminClient, httpTransport } from './fixture/adminClient.ts';
 import { type OperationsMode, type Snapshot, type World, behaviourHelpers, clockHelpers, credentialHelpers, stateHelpers } from './fixture/helpers.ts';
 import { faultHelpers, requestHelpers } from './fixture/faultsAndRequests.ts';
+import { gcloudEnvironment } from './platform/http/gcloudEnvironment.ts';
+import { reachableHost } from './platform/transport/listener.ts';
 import { startServing } from './start.ts';
 import { StartupError } from './startupErrors.ts';
 
@@ -127,7 +129,6 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
     await running.stop();
     throw err;
   }
-  const gaxHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     url,
     host,
@@ -138,13 +139,8 @@ export async function startCloudtwin(opts: StartCloudtwinOptions = {}): Promise<
     clientOptions: () => ({
       url,
       googleapis: { rootUrl: `${url}/` },
-      gax: { apiEndpoint: gaxHost, port, protocol: 'http', fallback: true },
-      gcloud: {
-        CLOUDSDK_API_ENDPOINT_OVERRIDES_APIKEYS: `${url}/`,
-        CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE: `${url}/compute/v1/`,
-        CLOUDSDK_API_ENDPOINT_OVERRIDES_SERVICEUSAGE: `${url}/`,
-        CLOUDSDK_CORE_DISABLE_USAGE_REPORTING: 'true',
-      },
+      gax: { apiEndpoint: reachableHost(host), port, protocol: 'http', fallback: true },
+      gcloud: gcloudEnvironment(url),
     }),
     reset: async () => {
       await helpers.restore(initial);

@@ -4,7 +4,7 @@
  * directory, signals, and state across a restart.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
-import { spawnReady } from '../support/spawnReady.ts';
+import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { ALICE, DEMO, testWorld } from '../support/world.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
@@ -410,6 +410,56 @@ describe('cloudtwin serve: SIGINT and SIGHUP drain too', () => {
   }
 });
 
+/** The environment variables `cloudtwin serve --help` lists (`env: CLOUDTWIN_...`). */
+function serveEnvTwins(): string[] {
+  const help = execFileSync(process.execPath, [BIN, 'serve', '--help'], { env: childEnv(), encoding: 'utf8' });
+  return [...help.matchAll(/env:\s+(CLOUDTWIN_\w+)/g)].map((m) => m[1]);
+}
+
+describe('cloudtwin serve: what a container runtime expects', () => {
+  let server: ReadyProcess | undefined;
+  after(async () => {
+    if (server && server.proc.exitCode === null) {
+      server.proc.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('--host 0.0.0.0 prints an address to open (this machine\'s loopback one, noting every interface listens), which answers', async () => {
+    server = await spawnReady(process.execPath, [BIN, 'serve', '--in-memory'], /^cloudtwin listening on (http:\/\/[^ ]+)(.*)$[^]*^transports: /m, { env: childEnv({ CLOUDTWIN_HOST: '0.0.0.0', CLOUDTWIN_PORT: '0' }) });
+    const [, url, note] = server.ready;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(note, ' (all interfaces: 0.0.0.0)');
+    assert.match(server.stdout(), new RegExp(`^console at ${url}/console/$`, 'm'));
+    assert.equal((await call(url, '/_twin/v1/health')).status, 200);
+  });
+
+  it('logs JSON lines on stderr by default; stdout has the start lines only', async () => {
+    await call(server!.ready[1], '/_twin/v1/health');
+    for (let i = 0; i < 100 && !server!.stderr().includes('request completed'); i++) await new Promise((r) => setTimeout(r, 20));
+    const json = server!.stderr().trim().split('\n');
+    assert.ok(json.some((line) => line.includes('"msg":"request completed"')), server!.stderr());
+    for (const line of json) assert.equal(typeof JSON.parse(line).msg, 'string', line);
+    assert.ok(server!.stdout().trim().split('\n').every((l) => /^(admin token: |cloudtwin listening on |console at |transports: )/.test(l)), server!.stdout());
+  });
+
+  it('CLOUDTWIN_LOG_FORMAT=pretty: one plain line per record (time, level, message, fields) for people', async () => {
+    const pretty = await spawnReady(process.execPath, [BIN, 'serve', '--in-memory', '--port', '0', '--auth', 'permissive'], READY, { env: childEnv({ CLOUDTWIN_LOG_FORMAT: 'pretty' }) });
+    try {
+      await call(pretty.ready[1], '/_twin/v1/health');
+      pretty.proc.kill('SIGTERM');
+      assert.equal((await pretty.exited).code, 0);
+      const lines = pretty.stderr().trim().split('\n');
+      assert.match(lines[0], /^\d\d:\d\d:\d\d\.\d{3} WARN  auth is permissive: /);
+      assert.ok(lines.some((l) => /^\d\d:\d\d:\d\d\.\d{3} INFO  request completed reqId=req-1 method=GET url=\/_twin\/v1\/health status=200 responseTime=[\d.]+ remoteAddress=127\.0\.0\.1$/.test(l)), lines.join('\n'));
+      assert.match(lines.at(-1)!, /^\d\d:\d\d:\d\d\.\d{3} INFO  draining signal=SIGTERM$/);
+      assert.ok(!lines.some((l) => l.startsWith('{')), 'no JSON');
+    } finally {
+      if (pretty.proc.exitCode === null) pretty.proc.kill('SIGKILL');
+    }
+  });
+});
+
 describe('cloudtwin serve: start-up errors are one line naming the flag or variable, the value and what is expected', () => {
   let dir: string;
   before(() => {
@@ -489,7 +539,67 @@ describe('cloudtwin serve: start-up errors are one line naming the flag or varia
   it('an unknown flag or a value not among the choices is a usage error: exit 2', async () => {
     assert.equal((await failure(['--no-such-flag'])).code, 2);
     const auth = await failure(['--auth', 'maybe']);
-    assert.match(auth.line, /--auth <mode>' argument 'maybe' is invalid. Allowed choices are enforce, permissive/);
+    assert.deepEqual(auth.lines, ['cloudtwin: --auth maybe: expected one of enforce, permissive']);
     assert.equal(auth.code, 2);
+  });
+
+  // Every environment twin of a flag, each with a value that can never work: one line naming the
+  // variable, its value and what is expected, exit 2 (1 only where the value may work another
+  // time), nothing on stdout, nothing started.
+  const badEnv: [string, string, RegExp][] = [
+    ['CLOUDTWIN_HOST', 'no-such-host.invalid', /cannot listen on this host \((ENOTFOUND|EAI_AGAIN)\)/],
+    ['CLOUDTWIN_PORT', '-1', /not a port; expected a whole number from 0 to 65535/],
+    ['CLOUDTWIN_DATA_DIR', '/dev/null/data', /a file is in the way/],
+    ['CLOUDTWIN_IN_MEMORY', 'maybe', /not a switch value; expected true or false \(or 1\/0, yes\/no, on\/off\)/],
+    ['CLOUDTWIN_DATABASE_URL', 'localhost:5432/db', /not a PostgreSQL URL; expected postgres:\/\/USER@HOST:PORT\/DATABASE/],
+    ['CLOUDTWIN_WORLD', 'no-such-world.yaml', /no such file; expected a world document file/],
+    ['CLOUDTWIN_ADMIN_TOKEN', 'two words', /not a bearer token/],
+    ['CLOUDTWIN_AUTH', 'maybe', /expected one of enforce, permissive/],
+    ['CLOUDTWIN_PERMISSIVE_PRINCIPAL', 'alice', /not a principal; expected an IAM member such as user:alice@example\.com/],
+    ['CLOUDTWIN_ALLOWED_HOSTS', 'ok.example,http://bad.example', /'http:\/\/bad\.example' is not a host name/],
+    ['CLOUDTWIN_MEDIA_PATH_PREFIX', 'youtube', /not a path prefix/],
+    ['CLOUDTWIN_MEDIA_SERVICE_NAME', 'YouTube', /not a service name; expected a DNS name/],
+    ['CLOUDTWIN_MEDIA_KIND_PREFIX', 'yt', /expected one of media, youtube/],
+    ['CLOUDTWIN_TLS', 'maybe', /not a switch value/],
+    ['CLOUDTWIN_TLS_CERT', 'no-such-cert.pem', /no such file; expected a PEM certificate chain/],
+    ['CLOUDTWIN_TLS_KEY', 'a-file', /needs --tls-cert too/],
+    ['CLOUDTWIN_JOURNAL_SIZE', 'lots', /not a journal size; expected a whole number from 0 to 10000000/],
+    ['CLOUDTWIN_JOURNAL_BODIES', 'maybe', /not a switch value/],
+    ['CLOUDTWIN_LOG_LEVEL', 'loud', /expected one of fatal, error, warn, info, debug, trace, silent/],
+    ['CLOUDTWIN_LOG_FORMAT', 'xml', /expected one of json, pretty/],
+  ];
+  it('every environment twin with a bad value: one line naming the variable and its value, exit 2', async () => {
+    const twins = serveEnvTwins();
+    assert.deepEqual([...badEnv.map(([name]) => name)].sort(), twins.sort(), 'every variable `cloudtwin serve --help` lists is tried');
+    // four at a time (each is a process start)
+    const results = new Map<string, Awaited<ReturnType<typeof failure>>>();
+    const queue = [...badEnv];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const [name, value] = next;
+          results.set(name, await failure(name === 'CLOUDTWIN_DATA_DIR' ? [] : ['--data-dir', join(dir, 'env-data')], { [name]: value }));
+        }
+      }),
+    );
+    for (const [name, value, reason] of badEnv) {
+      const r = results.get(name)!;
+      const shown = name === 'CLOUDTWIN_ADMIN_TOKEN' ? '****' : value;
+      assert.equal(r.lines.length, 1, `${name}: one line\n${r.lines.join('\n')}`);
+      assert.ok(r.line.startsWith(`cloudtwin: ${name}=${shown} (from the environment): `), r.line);
+      assert.match(r.line, reason, name);
+      assert.equal(r.code, 2, `${name}: ${r.line}`);
+      assert.equal(readdirSync(dir).includes('env-data'), false, `${name}: nothing started`);
+    }
+  });
+
+  it('a switch variable takes true or false: CLOUDTWIN_IN_MEMORY=false keeps the data directory, =1 memory', async () => {
+    const onDisk = await serve(['serve', '--port', '0', '--data-dir', join(dir, 'switch-data')], { env: { CLOUDTWIN_IN_MEMORY: 'false' } });
+    assert.equal((await call(onDisk.url, '/_twin/v1/health')).body.store, 'sqlite');
+    assert.equal(await onDisk.stop(), 0);
+    const inMemory = await serve(['serve', '--port', '0', '--data-dir', join(dir, 'switch-memory')], { env: { CLOUDTWIN_IN_MEMORY: '1' } });
+    assert.equal((await call(inMemory.url, '/_twin/v1/health')).body.store, 'sqlite-memory');
+    assert.equal(await inMemory.stop(), 0);
+    assert.equal(readdirSync(dir).includes('switch-memory'), false);
   });
 });

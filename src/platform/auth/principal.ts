@@ -17,6 +17,11 @@ export function hasAnyScope(p: Principal, required: readonly string[]): boolean 
   return false;
 }
 
+/** Whether `principal` names one: an IAM member (`user:`, `serviceAccount:` or `group:` and an e-mail) or a plain e-mail (see `memberFor`). */
+export function isPrincipal(principal: string): boolean {
+  return /^(user|serviceAccount|group):[^\s@:]+@[^\s@:]+\.[^\s@:]+$/.test(memberFor(principal));
+}
+
 /** `user:x@y` for plain e-mails; a service account's e-mail as `serviceAccount:`. */
 export function memberFor(principal: string): string {
   if (principal.includes(':')) return principal;

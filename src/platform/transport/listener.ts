@@ -87,12 +87,23 @@ export async function bindPort(host: string, port: number): Promise<BoundPort> {
 export interface Listener {
   host: string;
   port: number;
-  /** `http://HOST:PORT` or `https://HOST:PORT` (IPv6 hosts in brackets). */
+  /** `http://HOST:PORT` or `https://HOST:PORT` (IPv6 hosts in brackets; a wildcard host as its loopback address, see `reachableHost`). */
   url: string;
   /** The transports this port speaks, e.g. `['http/1.1', 'h2c', 'grpc']` or `['https/1.1', 'h2', 'grpc+tls']`. */
   transports: string[];
   /** Stops accepting, lets in-flight HTTP/1.1 requests and HTTP/2 streams finish (at most `drainTimeoutMs`), then closes every connection. */
   close(): Promise<void>;
+}
+
+/**
+ * The host a client on this machine opens for a listen host: the host itself, but for the
+ * wildcard addresses (`0.0.0.0`, `::`: every interface), which are no address to connect to,
+ * the loopback address of the same family.
+ */
+export function reachableHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '::1';
+  return host;
 }
 
 /** `PRI * HTTP/2.0...` so far: `yes`, `maybe` (a prefix of it, wait for more), or `no`. */
@@ -239,7 +250,8 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
   const net: NetServer = bound.server;
   net.on('connection', onConnection);
   const port = bound.port;
-  const hostText = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const reachable = reachableHost(opts.host);
+  const hostText = reachable.includes(':') ? `[${reachable}]` : reachable;
   const transports = opts.tls ? ['https/1.1', 'h2'] : ['http/1.1', 'h2c'];
   if (grpc) transports.push(opts.tls ? 'grpc+tls' : 'grpc');
 

@@ -5,11 +5,11 @@ import type { Store } from '../../platform/store/store.ts';
 import { type CheckKey, MediaAccess } from './access.ts';
 import { CURATED_TOPICS, createMediaCatalog, parseQuery } from './catalog/index.ts';
 import type { MediaCatalog, MediaSearchEngine } from './catalog/types.ts';
-import { DEFAULT_KIND_PREFIX, DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME, type KindPrefix, checkKindPrefix, kindsFor } from './names.ts';
+import { DEFAULT_KIND_PREFIX, DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME, type KindPrefix, checkKindPrefix, checkPathPrefix, checkServiceName, kindsFor } from './names.ts';
 import { registerMediaRoutes } from './plugin.ts';
 import { MediaService } from './service.ts';
 
-export { DEFAULT_KIND_PREFIX, DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME, KIND_PREFIXES, checkKindPrefix } from './names.ts';
+export { DEFAULT_KIND_PREFIX, DEFAULT_PATH_PREFIX, DEFAULT_SERVICE_NAME, KIND_PREFIXES, checkKindPrefix, checkPathPrefix, checkServiceName } from './names.ts';
 
 export interface MediaOptions {
   /** Path prefix of the routes (`{prefix}/v3/search`); default `/youtube`; `''` mounts them at `/v3/...`. */
@@ -28,18 +28,6 @@ export interface Media {
   serviceName: string;
   pathPrefix: string;
   close(): Promise<void>;
-}
-
-/** Checks a path prefix: empty, or `/segment(/segment)*` of URL-safe characters (no `.` or `..` segment) without a trailing slash. */
-export function checkPathPrefix(prefix: string): string {
-  if (prefix !== '' && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix) || /\/\.+(\/|$)/.test(prefix))) throw new Error(`invalid media path prefix '${prefix}': use '' or '/name(/name)*'`);
-  return prefix;
-}
-
-/** Checks a service name: a DNS-like name such as `youtube.googleapis.com`. */
-export function checkServiceName(name: string): string {
-  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(name) || name.length > 253) throw new Error(`invalid media service name '${name}': use a DNS name such as youtube.googleapis.com`);
-  return name;
 }
 
 /** Builds the media catalogue, its engine and the HTTP service on `app`. */

@@ -2,6 +2,28 @@
 export const DEFAULT_SERVICE_NAME = 'youtube.googleapis.com';
 export const DEFAULT_PATH_PREFIX = '/youtube';
 
+/** Whether a path prefix is empty, or `/segment(/segment)*` of URL-safe characters (no `.` or `..` segment) without a trailing slash. */
+export function isPathPrefix(prefix: string): boolean {
+  return prefix === '' || (/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix) && !/\/\.+(\/|$)/.test(prefix));
+}
+
+/** Whether a service name is a DNS-like name such as `youtube.googleapis.com`. */
+export function isServiceName(name: string): boolean {
+  return name.length <= 253 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(name);
+}
+
+/** Checks a path prefix (`isPathPrefix`). */
+export function checkPathPrefix(prefix: string): string {
+  if (!isPathPrefix(prefix)) throw new Error(`invalid media path prefix '${prefix}': use '' or '/name(/name)*'`);
+  return prefix;
+}
+
+/** Checks a service name (`isServiceName`). */
+export function checkServiceName(name: string): string {
+  if (!isServiceName(name)) throw new Error(`invalid media service name '${name}': use a DNS name such as youtube.googleapis.com`);
+  return name;
+}
+
 /** Full RPC names, as the real Data API reports them to API-key method restrictions. */
 export const RPC = {
   search: 'youtube.api.v3.V3DataSearchService.List',
