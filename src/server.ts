@@ -109,8 +109,8 @@ export interface ServeOptions {
   bound?: BoundPort;
   /** PEM certificate chain and private key. */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** A connection that sends nothing for this long is closed (default 10 s). */
-  firstBytesTimeoutMs?: number;
+  /** A connection quiet this long before it has sent a whole request (nothing, a TLS handshake or a request head begun) is closed (default 10 s). */
+  idleTimeoutMs?: number;
 }
 
 const MASTER_KEY_CHECK = 'crypto.masterKeyCheck';

@@ -38,6 +38,29 @@ function h2close(session: ClientHttp2Session): Promise<void> {
   return new Promise((resolve) => session.close(() => resolve()));
 }
 
+/**
+ * Sends `first` on a raw connection, and `then` once the server has answered something, and waits
+ * for the server to close it: how long that took (from the last write), and what it answered.
+ */
+async function closedAfter(port: number, first: string, then?: string): Promise<{ ms: number; received: string }> {
+  const socket = netConnect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('latin1');
+  const answered = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  socket.on('data', (d: string) => (received += d));
+  socket.on('error', () => {});
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  let started = Date.now();
+  socket.write(first, 'latin1');
+  if (then !== undefined) {
+    await answered;
+    started = Date.now();
+    socket.write(then, 'latin1');
+  }
+  await closed;
+  return { ms: Date.now() - started, received };
+}
+
 /** A twin with a slow route (for draining), listening with `tls` or not. */
 async function serve(tls?: { cert: string; key: string }): Promise<{ t: { close(): Promise<void> }; listener: Listener; inFlight: () => number }> {
   const db = await freshDatabase();
@@ -48,7 +71,12 @@ async function serve(tls?: { cert: string; key: string }): Promise<{ t: { close(
     await new Promise((r) => setTimeout(r, 300));
     return { slow: true };
   });
-  const listener = await twin.listen({ host: '127.0.0.1', port: 0, tls, firstBytesTimeoutMs: 300 });
+  // Longer than the idle limit (300 ms): the server, not the client, is the one taking its time.
+  twin.app.get('/slower', async () => {
+    await new Promise((r) => setTimeout(r, 1000));
+    return { slower: true };
+  });
+  const listener = await twin.listen({ host: '127.0.0.1', port: 0, tls, idleTimeoutMs: 300 });
   return {
     listener,
     inFlight: () => inFlight,
@@ -107,6 +135,22 @@ describe('one port, cleartext: HTTP/1.1 and HTTP/2 with prior knowledge', () => 
     const started = Date.now();
     await new Promise((resolve) => socket.on('close', resolve));
     assert.ok(Date.now() - started >= 250, 'closed before the timeout');
+  });
+
+  it('closes an HTTP/1.1 connection whose request head stays unfinished for the idle limit, the first or a later one', async () => {
+    const partial = await closedAfter(listener.port, 'GET /_twin/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    assert.ok(partial.ms >= 250 && partial.ms < 5000, `closed after ${partial.ms} ms`);
+    assert.equal(partial.received, '', 'nothing answered');
+    // A whole request, answered; then the start of another on the same (keep-alive) connection, and nothing more.
+    const later = await closedAfter(listener.port, 'GET /_twin/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'GET /_twin/v1/he');
+    assert.match(later.received, /^HTTP\/1\.1 200 /);
+    assert.ok(later.ms >= 250 && later.ms < 5000, `closed after ${later.ms} ms`);
+  });
+
+  it('keeps an HTTP/1.1 connection whose request the server is still answering past the idle limit', async () => {
+    const res = await fetch(`${listener.url}/slower`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { slower: true });
   });
 
   it('drains on close: in-flight HTTP/1.1 requests and HTTP/2 streams finish, new connections are refused', async () => {
@@ -186,5 +230,30 @@ describe('one port with TLS: ALPN h2 and http/1.1, the local CA', () => {
 
   it('refuses a client that does not trust the CA', async () => {
     await assert.rejects(fetch(`${listener.url}/_twin/v1/health`));
+  });
+
+  it('serves TLS only: cleartext HTTP/1.1 gets a 400 naming the https address, h2c (REST or gRPC) is closed', async () => {
+    const cleartext = listener.url.replace('https:', 'http:');
+    const res = await fetch(`${cleartext}/_twin/v1/health`, { headers: { authorization: 'Bearer test-admin-token' } });
+    assert.equal(res.status, 400);
+    assert.equal(await res.text(), `This port speaks TLS only: use ${listener.url}\n`);
+    const session = h2connect(cleartext);
+    session.on('error', () => {});
+    const outcome = await h2get(session, '/_twin/v1/health').then((r) => r.status, () => 'refused');
+    assert.ok(outcome === 'refused' || outcome === 0, `no answer over h2c: ${outcome}`);
+    assert.ok(session.destroyed || session.closed, 'the connection was closed');
+    session.destroy();
+  });
+
+  it('closes a connection whose TLS handshake stays unfinished for the idle limit', async () => {
+    // The first 20 bytes of a ClientHello (a record header and the start of the handshake), then nothing.
+    const hello = Buffer.from('16030100c8010000c40303' + '00'.repeat(9), 'hex');
+    const socket = netConnect(listener.port, '127.0.0.1');
+    socket.on('error', () => {});
+    const started = Date.now();
+    socket.write(hello);
+    await new Promise((resolve) => socket.on('close', resolve));
+    const ms = Date.now() - started;
+    assert.ok(ms >= 250 && ms < 5000, `closed after ${ms} ms`);
   });
 });

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ApiError } from '../http/errors.ts';
 import type { FaultDecision, Faults } from '../faults/faults.ts';
 import { lazy } from '../lazy.ts';
-import type { GrpcServerStream, GrpcStreamHandler } from '../transport/listener.ts';
+import type { Http2Handler } from '../transport/listener.ts';
 import type { ProtoTypes } from './protos.ts';
 
 /** What a gRPC method handler gets besides its request message. */
@@ -99,13 +99,15 @@ export class GrpcFront {
 
   #loaded: import('./server.ts').GrpcServer | undefined;
 
-  readonly handler: GrpcStreamHandler = (stream: GrpcServerStream, headers) => {
+  /** Serves one call: node:http2's request and response (the call reads and writes `req.stream`). */
+  readonly handler: Http2Handler = (req, res) => {
     const receivedAt = performance.now();
-    if (this.#loaded) return this.#loaded.serve(stream, headers, receivedAt);
+    if (this.#loaded) return this.#loaded.serve(req, res, receivedAt);
     this.#server().then(
-      (server) => server.serve(stream, headers, receivedAt),
+      (server) => server.serve(req, res, receivedAt),
       (err) => {
         this.#opts.log?.error({ err }, 'the gRPC server could not be loaded');
+        const stream = req.stream;
         if (!stream.destroyed && !stream.headersSent) stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '13', 'grpc-message': 'Internal error encountered.' }, { endStream: true });
       },
     );

@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, constants as http2constants } from 'node:http2';
+import { type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Stream, constants as http2constants } from 'node:http2';
 import { gunzip, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { ApiMethod, Credentials } from '../auth/authenticator.ts';
@@ -11,12 +11,8 @@ import { actOnFault } from '../faults/rules.ts';
 import type { GrpcFront, GrpcFrontOptions, GrpcMethod } from './front.ts';
 import { type ProtoTypes, loadProtoTypes } from './protos.ts';
 import { Reflection } from './reflection.ts';
-import type { GrpcServerStream } from '../transport/listener.ts';
 
 const ignore = () => {};
-function sendOkTrailers(this: GrpcServerStream): void {
-  this.sendTrailers(OK_TRAILERS);
-}
 const REFLECTION = /^\/grpc\.reflection\.(v1|v1alpha)\.ServerReflection\/ServerReflectionInfo$/;
 
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -100,9 +96,11 @@ export class GrpcServer {
   /** `/package.Service/Method` -> its method, filled as calls name them (only paths a service serves are kept). */
   readonly #routes = new Map<string, GrpcMethod>();
 
-  serve(stream: GrpcServerStream, headers: IncomingHttpHeaders, receivedAt: number): void {
+  /** One call: node:http2's request and response for its stream (read and written raw; the trailers go through `res`, which sends them). */
+  serve(req: Http2ServerRequest, res: Http2ServerResponse, receivedAt: number): void {
+    const headers = req.headers;
     const path = header(headers, ':path') ?? '';
-    const call = new Call(this, stream, headers, path, receivedAt);
+    const call = new Call(this, req.stream, res, headers, path, receivedAt);
     try {
       const contentType = header(headers, 'content-type') ?? '';
       if (header(headers, ':method') !== 'POST') throw new CallError('UNIMPLEMENTED', `gRPC calls are POST requests; this was ${header(headers, ':method')}.`);
@@ -157,7 +155,9 @@ export class GrpcServer {
 /** One call, from its headers to its trailers. */
 class Call {
   readonly #server: GrpcServer;
-  readonly #stream: GrpcServerStream;
+  readonly #stream: ServerHttp2Stream;
+  /** node:http2's response for the stream: it sends the trailers given to `addTrailers` when the stream's data is done. */
+  readonly #res: Http2ServerResponse;
   readonly #headers: IncomingHttpHeaders;
   readonly #path: string;
   readonly #receivedAt: number;
@@ -174,9 +174,10 @@ class Call {
     if (!this.#done) this.#finish(1, 499, 'The client cancelled the call.');
   };
 
-  constructor(server: GrpcServer, stream: GrpcServerStream, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
+  constructor(server: GrpcServer, stream: ServerHttp2Stream, res: Http2ServerResponse, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
     this.#server = server;
     this.#stream = stream;
+    this.#res = res;
     this.#headers = headers;
     this.#path = path;
     this.#receivedAt = receivedAt;
@@ -248,15 +249,13 @@ class Call {
     const types = this.#server.types;
     const requestType = types.type(`${pkg}.ServerReflectionRequest`);
     const limit = this.#server.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    let trailers: Record<string, string> = { 'grpc-status': '0' };
     stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
-    stream.once('wantTrailers', () => stream.sendTrailers(trailers));
     const stop = (status: CanonicalStatus, message: string) => {
       if (this.#done) return;
-      trailers = { 'grpc-status': String(GRPC_CODE[status]), 'grpc-message': encodeGrpcMessage(message) };
       this.#finish(GRPC_CODE[status], new ApiError({ status, message }).httpCode, message);
       stream.removeAllListeners('data');
       stream.resume();
+      this.#res.addTrailers({ 'grpc-status': String(GRPC_CODE[status]), 'grpc-message': encodeGrpcMessage(message) });
       stream.end();
     };
     let pending: Buffer = Buffer.alloc(0);
@@ -281,6 +280,7 @@ class Call {
     stream.once('end', () => {
       if (this.#done) return;
       this.#finish(0, 200);
+      this.#res.addTrailers(OK_TRAILERS);
       stream.end();
     });
   }
@@ -354,7 +354,7 @@ class Call {
     const data = frame(message);
     this.#finish(0, 200);
     stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
-    stream.once('wantTrailers', sendOkTrailers);
+    this.#res.addTrailers(OK_TRAILERS);
     stream.end(data);
   }
 

@@ -1,48 +1,54 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { type Http2ServerRequest, type IncomingHttpHeaders, type Http2ServerResponse, type ServerHttp2Stream, createServer as createHttp2Server, constants as h2 } from 'node:http2';
+import { type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, createServer as createHttp2Server, constants as h2 } from 'node:http2';
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
-import { EMPTY_SETTINGS, H2Connection, H2_PREFACE, type H2Stream, firstRequestIsGrpc, isGrpcContentType, withoutFirstSettingsAck } from './h2/connection.ts';
 
-/** How long the port waits for the first request of an HTTP/2 connection to choose its engine, and how much of it it reads. */
-const FIRST_REQUEST_WAIT_MS = 100;
-const FIRST_REQUEST_MAX_BYTES = 64 * 1024;
+/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /** The first byte of a TLS record carrying a handshake (a ClientHello). */
 const TLS_HANDSHAKE = 0x16;
+/** An HTTP/2 session with no frame for this long is closed, as an idle HTTP/1.1 keep-alive connection is. */
+const HTTP2_SESSION_IDLE_MS = 120_000;
 
 /**
- * The stream of one gRPC call: node:http2's `ServerHttp2Stream`, or a stream of this port's own
- * HTTP/2 engine (h2/connection.ts), which serves connections that open with a gRPC call.
+ * What node:http2 is told to tolerate before it ends a session (GOAWAY ENHANCE_YOUR_CALM or
+ * PROTOCOL_ERROR): nghttp2 enforces these, cloudtwin only sets them.
  */
-export interface GrpcServerStream {
-  readonly destroyed: boolean;
-  readonly closed: boolean;
-  readonly headersSent: boolean;
-  readonly session?: { socket?: { remoteAddress?: string } } | undefined;
-  on(event: string, listener: (...args: any[]) => void): unknown;
-  once(event: string, listener: (...args: any[]) => void): unknown;
-  removeListener(event: string, listener: (...args: any[]) => void): unknown;
-  removeAllListeners(event?: string): unknown;
-  respond(headers: Record<string, string | number>, options?: { endStream?: boolean; waitForTrailers?: boolean }): void;
-  write(data: Uint8Array): unknown;
-  end(data?: Uint8Array): unknown;
-  sendTrailers(trailers: Record<string, string | number>): void;
-  close(code?: number): void;
-  resume(): unknown;
-}
+export const HTTP2_LIMITS = {
+  /** Streams open at once on one session (SETTINGS_MAX_CONCURRENT_STREAMS); more are refused. */
+  maxConcurrentStreams: 1000,
+  /** Streams node:http2 itself refuses (ENHANCE_YOUR_CALM: the session's memory is spent) before the session is ended. */
+  maxSessionRejectedStreams: 100,
+  /** Invalid frames before the session is ended: malformed requests, and streams opened past the concurrency limit (each refused). */
+  maxSessionInvalidFrames: 100,
+  /** Entries in one SETTINGS frame (RFC 9113 defines 6; clients send at most those). */
+  maxSettings: 16,
+  /** Header fields in one request, and the size of its header list in bytes. */
+  maxHeaderListPairs: 128,
+  maxHeaderListSize: 64 * 1024,
+  /** Resets the client may send (rapid reset): a burst of this many, then this many per second. */
+  streamResetBurst: 1000,
+  streamResetRate: 33,
+  /** Memory one session may hold (MB) before new streams are refused. */
+  maxSessionMemory: 32,
+} as const;
 
-/** A handler of one gRPC call: its stream and its request headers. */
-export type GrpcStreamHandler = (stream: GrpcServerStream, headers: Record<string, string | string[] | undefined>) => void;
+/** A handler of one HTTP/2 request, as node:http2's compatibility API hands it over. */
+export type Http2Handler = (req: Http2ServerRequest, res: Http2ServerResponse) => void;
 
 export interface ListenOptions {
   host: string;
   port: number;
   /** A port bound already (bindPort): served instead of binding host:port. */
   bound?: BoundPort;
-  /** PEM certificate chain and key: TLS (ALPN h2 and http/1.1) on the same port; cleartext otherwise. */
+  /** PEM certificate chain and key: TLS only (ALPN h2 and http/1.1); cleartext otherwise. */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** A connection that sends nothing for this long is closed (default 10 s). */
-  firstBytesTimeoutMs?: number;
+  /**
+   * A connection is closed when it stays quiet this long (default 10 s) before it has sent a whole
+   * request: nothing at all, a TLS handshake begun and not finished, or an HTTP/1.1 request head
+   * begun and not finished.
+   */
+  idleTimeoutMs?: number;
   /** How long `close()` waits for in-flight requests and calls before it cuts what is left (default 10 s). */
   drainTimeoutMs?: number;
 }
@@ -51,10 +57,10 @@ export interface ListenOptions {
 export interface Application {
   /** The HTTP/1.1 server whose `request` handler answers REST (Fastify's); it is never itself listening. */
   http1: HttpServer;
-  /** Answers one request that arrived over HTTP/2 with the same handler (Fastify's `routing`). */
-  http2Request: (req: Http2ServerRequest, res: Http2ServerResponse) => void;
-  /** Answers one `application/grpc*` request; absent: gRPC is off (such requests go to `http2Request`). */
-  grpc?: GrpcStreamHandler;
+  /** Answers one request that arrived over HTTP/2 with the same routes (Fastify's `routing`). */
+  http2Request: Http2Handler;
+  /** Answers one `application/grpc*` request (it reads and writes `req.stream`); absent: gRPC is off (such requests go to `http2Request`). */
+  grpc?: Http2Handler;
 }
 
 /** A port bound and listening, whose connections wait until `listen` serves them (bind first, build after). */
@@ -113,113 +119,60 @@ function prefaceState(buf: Buffer): 'yes' | 'maybe' | 'no' {
   return n === H2_PREFACE.length ? 'yes' : 'maybe';
 }
 
+/** `application/grpc`, `application/grpc+proto`, `application/grpc;...`: a gRPC call. */
+export function isGrpcContentType(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith('application/grpc') && (value.length === 16 || value[16] === '+' || value[16] === ';');
+}
+
 /**
  * One port for every transport: a `net` server reads each connection's first bytes and hands the
- * socket on. A TLS ClientHello (0x16) goes to a TLS server whose ALPN picks `h2` or `http/1.1`;
- * the HTTP/2 preface (prior knowledge, cleartext) goes to the HTTP/2 server; anything else is
- * HTTP/1.1. On HTTP/2, `content-type: application/grpc*` goes to the gRPC handler and every other
- * request (REST, the console, the admin API) to the same routes as HTTP/1.1.
+ * socket on (`emit('connection')`, the injection node's servers document). A TLS ClientHello
+ * (0x16) goes to a TLS server whose ALPN picks `h2` or `http/1.1`; the HTTP/2 preface (prior
+ * knowledge, cleartext) goes to node:http2; anything else is HTTP/1.1. With TLS on, only TLS is
+ * served. Every HTTP/2 connection is node:http2's: on one session, each stream whose
+ * `content-type` is `application/grpc*` goes to the gRPC handler and every other (REST, the
+ * console, the admin API) to the same routes as HTTP/1.1.
  */
 export async function listen(appl: Application, opts: ListenOptions): Promise<Listener> {
   const sockets = new Set<Socket>();
-  /** HTTP/2 connections of either engine, for the drain: close() is GOAWAY, destroy() cuts. */
-  const sessions = new Set<{ close(): void; destroy(): void }>();
-  const firstBytesTimeoutMs = opts.firstBytesTimeoutMs ?? 10_000;
-
-  // The HTTP/1.1 server is fed sockets rather than listening: its connection tracking (idle
-  // connections closed on drain, request timeouts) starts on 'listening', so start it here.
-  appl.http1.emit('listening');
-
-  const http2 = createHttp2Server({ maxSessionMemory: 32, settings: { maxConcurrentStreams: 1000 } });
-  http2.on('session', (session) => {
-    const entry = { close: () => session.close(), destroy: () => session.destroy(undefined, h2.NGHTTP2_CANCEL) };
-    sessions.add(entry);
-    session.once('close', () => sessions.delete(entry));
-  });
+  const sessions = new Set<ServerHttp2Session>();
+  const idleTimeoutMs = opts.idleTimeoutMs ?? 10_000;
   const grpc = appl.grpc;
-  // gRPC calls take the raw stream; every other request goes through node:http2's compatibility
-  // layer (request/response objects, as Fastify's router expects), which a second, never-listening
-  // server applies to the streams handed to it: a gRPC call pays nothing for it.
-  const compat = createHttp2Server();
-  compat.on('request', (req: Http2ServerRequest, res: Http2ServerResponse) => appl.http2Request(req, res));
-  http2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
-    if (grpc && isGrpcContentType(headers['content-type'])) grpc(stream, headers);
-    else compat.emit('stream', stream, headers, flags, rawHeaders);
-  });
-  // A session with no stream for this long is closed, like an idle HTTP/1.1 keep-alive connection.
-  http2.on('session', (session) => session.setTimeout(120_000, () => session.close()));
 
-  const toNodeHttp2 = (socket: Socket, bytes: Buffer) => {
-    if (socket.destroyed) return;
-    socket.pause();
-    if (bytes.length) socket.unshift(bytes);
-    http2.emit('connection', socket);
-  };
-  const toGrpcEngine = (socket: Socket, bytes: Buffer) => {
-    const conn = new H2Connection(socket, bytes, { onStream: (stream, headers) => (isGrpcContentType(headers['content-type']) ? grpc!(stream, headers) : misdirected(stream)) });
-    sessions.add(conn);
-    conn.once('close', () => sessions.delete(conn));
-  };
-  /**
-   * An HTTP/2 connection (its bytes so far: `head`): one whose first request is a gRPC call goes
-   * to this port's own engine (h2/connection.ts: a unary call costs about half of node:http2's
-   * CPU), any other (a browser, curl, REST) to node:http2 and Fastify's router. A client still
-   * silent after FIRST_REQUEST_WAIT_MS waits for the server's SETTINGS (gRPC C-core does): it gets
-   * an empty one, and the choice waits for its first request (at most `firstBytesTimeoutMs`);
-   * node:http2 then gets the connection once the client's ACK of it came, without that ACK.
-   */
-  const serveHttp2 = (socket: Socket, head: Buffer) => {
-    if (!grpc) return toNodeHttp2(socket, head);
-    let bytes = head;
-    let engine: 'grpc' | 'node' | undefined;
-    let settingsSent = false;
-    let handed = false;
-    const settle = () => {
-      if (handed) return;
-      if (engine === undefined) {
-        const first = bytes.length > FIRST_REQUEST_MAX_BYTES ? 'no' : firstRequestIsGrpc(bytes);
-        if (first === 'more') return;
-        engine = first === 'yes' ? 'grpc' : 'node';
-      }
-      let rest: Buffer | undefined = bytes;
-      if (engine === 'node' && settingsSent && !(rest = withoutFirstSettingsAck(bytes))) return;
-      handed = true;
-      clearTimeout(timer);
-      socket.removeListener('data', onData);
-      if (socket.destroyed) return;
-      if (engine === 'grpc') toGrpcEngine(socket, rest);
-      else toNodeHttp2(socket, rest);
-    };
-    const onData = (chunk: Buffer) => {
-      bytes = bytes.length ? Buffer.concat([bytes, chunk]) : chunk;
-      settle();
-    };
-    let timer = setTimeout(() => {
-      if (handed || engine !== undefined) return;
-      settingsSent = true;
-      socket.write(EMPTY_SETTINGS);
-      // No request (or, for node:http2, no ACK) in time: a client that says nothing is closed, as on any connection.
-      timer = setTimeout(() => socket.destroy(), firstBytesTimeoutMs);
-    }, FIRST_REQUEST_WAIT_MS);
-    socket.on('data', onData);
-    settle();
-    if (!handed) socket.resume();
-  };
-
-  const tls = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key, ALPNProtocols: ['h2', 'http/1.1'] }) : undefined;
-  tls?.on('secureConnection', (socket: TLSSocket) => {
-    if (socket.alpnProtocol === 'h2') serveHttp2(socket, Buffer.alloc(0));
-    else appl.http1.emit('connection', socket);
+  const http2 = createHttp2Server({
+    maxSessionMemory: HTTP2_LIMITS.maxSessionMemory,
+    maxSessionRejectedStreams: HTTP2_LIMITS.maxSessionRejectedStreams,
+    maxSessionInvalidFrames: HTTP2_LIMITS.maxSessionInvalidFrames,
+    maxSettings: HTTP2_LIMITS.maxSettings,
+    maxHeaderListPairs: HTTP2_LIMITS.maxHeaderListPairs,
+    streamResetBurst: HTTP2_LIMITS.streamResetBurst,
+    streamResetRate: HTTP2_LIMITS.streamResetRate,
+    settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, maxHeaderListSize: HTTP2_LIMITS.maxHeaderListSize },
+  } as Parameters<typeof createHttp2Server>[0]);
+  http2.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    session.setTimeout(HTTP2_SESSION_IDLE_MS, () => session.close());
   });
+  http2.on('request', grpc ? (req: Http2ServerRequest, res: Http2ServerResponse) => (isGrpcContentType(req.headers['content-type']) ? grpc(req, res) : appl.http2Request(req, res)) : appl.http2Request);
+
+  const http1 = serveHttp1(appl.http1, idleTimeoutMs);
+
+  // The handshake must be done within the idle limit too (Node's default is 120 s).
+  const tls = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key, ALPNProtocols: ['h2', 'http/1.1'], handshakeTimeout: idleTimeoutMs }) : undefined;
+  tls?.on('secureConnection', (socket: TLSSocket) => (socket.alpnProtocol === 'h2' ? http2 : appl.http1).emit('connection', socket));
   tls?.on('tlsClientError', (_err, socket) => socket.destroy());
 
   const dispatch = (socket: Socket, head: Buffer) => {
-    if (head[0] !== TLS_HANDSHAKE && prefaceState(head) === 'yes') return serveHttp2(socket, head);
     socket.pause();
     socket.unshift(head);
     if (head[0] === TLS_HANDSHAKE) {
       if (!tls) return socket.destroy(); // TLS to a cleartext port: nothing sensible to answer
       tls.emit('connection', socket);
+    } else if (tls) {
+      refuseCleartext(socket, head, `https://${hostText}:${port}`);
+    } else if (prefaceState(head) === 'yes') {
+      http2.emit('connection', socket);
     } else {
       appl.http1.emit('connection', socket);
       // The HTTP/1.1 server reads with 'data' listeners, which do not resume a paused socket.
@@ -232,7 +185,7 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     const silent = () => socket.destroy();
-    socket.setTimeout(firstBytesTimeoutMs, silent);
+    socket.setTimeout(idleTimeoutMs, silent);
     let head: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = head.length ? Buffer.concat([head, chunk]) : chunk;
@@ -262,29 +215,64 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
       net.close();
       // HTTP/2: GOAWAY now; each session ends when its open streams have.
       for (const session of sessions) session.close();
+      // HTTP/1.1: idle connections close now, busy ones once their answers are out.
+      http1.drain();
       const deadline = Date.now() + (opts.drainTimeoutMs ?? 10_000);
-      while (sockets.size > 0 && Date.now() < deadline) {
-        // HTTP/1.1: a keep-alive connection closes as soon as it has no request running.
-        appl.http1.closeIdleConnections();
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      for (const session of sessions) session.destroy();
+      while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const session of sessions) session.destroy(undefined, h2.NGHTTP2_CANCEL);
       for (const socket of sockets) socket.destroy();
-      // Stops the HTTP/1.1 server's connection checks (it was never listening itself).
-      appl.http1.emit('close');
     })());
 
   return { host: opts.host, port, url: `${opts.tls ? 'https' : 'http'}://${hostText}:${port}`, transports, close };
 }
 
-/** A request other than a gRPC call on a connection this port's gRPC engine serves: 421, which tells the client to send it on another connection (RFC 9110 §15.5.20). */
-function misdirected(stream: H2Stream): void {
-  stream.respond({ ':status': 421, 'content-type': 'text/plain; charset=utf-8' });
-  stream.end(Buffer.from('This HTTP/2 connection carries gRPC calls; send other requests on a connection of their own.\n'));
-  stream.resume();
+/**
+ * The HTTP/1.1 side of the port: the server's own per-connection limits, and what a drain needs.
+ * Node's HTTP server times a connection out after `timeout` ms without a byte in either direction
+ * until its first request, and `keepAliveTimeout` (+1 s) after each answer, whatever comes then
+ * (it advertises `Keep-Alive: timeout=N`); both are the idle limit. On a timeout, a connection
+ * whose request is being answered (read whole, the server still working) is kept and any other
+ * is closed: a request head or body begun and not finished, or a keep-alive connection unused.
+ */
+function serveHttp1(server: HttpServer, idleTimeoutMs: number): { drain(): void } {
+  /** Its connections, each with the requests whose answers are not out yet. */
+  const connections = new Map<Socket, Set<IncomingMessage>>();
+  let draining = false;
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, new Set());
+    socket.once('close', () => connections.delete(socket));
+  });
+  server.keepAliveTimeout = idleTimeoutMs;
+  server.setTimeout(idleTimeoutMs, (socket: Socket) => {
+    const requests = connections.get(socket);
+    if (!requests || ![...requests].some((req) => req.complete)) socket.destroy();
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const requests = connections.get(req.socket);
+    if (!requests) return;
+    requests.add(req);
+    if (draining && !res.headersSent) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      requests.delete(req);
+      if (draining && requests.size === 0) req.socket.end();
+    });
+  });
+  return {
+    drain() {
+      draining = true;
+      for (const [socket, requests] of connections) if (requests.size === 0) socket.end();
+    },
+  };
+}
+
+/** A cleartext connection to a TLS port: an HTTP/1.1 request gets a 400 naming the https address, anything else is closed. */
+function refuseCleartext(socket: Socket, head: Buffer, httpsUrl: string): void {
+  if (prefaceState(head) === 'yes') return void socket.destroy();
+  const body = `This port speaks TLS only: use ${httpsUrl}\n`;
+  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** The Application of a Fastify app: its HTTP/1.1 server and its router for HTTP/2 requests. */
-export function fastifyApplication(app: { server: HttpServer; routing: (req: IncomingMessage, res: ServerResponse) => void }, grpc?: GrpcStreamHandler): Application {
+export function fastifyApplication(app: { server: HttpServer; routing: (req: IncomingMessage, res: ServerResponse) => void }, grpc?: Http2Handler): Application {
   return { http1: app.server, http2Request: (req, res) => app.routing(req as never, res as never), grpc };
 }
