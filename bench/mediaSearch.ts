@@ -1,9 +1,10 @@
 // Benchmark: the media search engine (catalogue in the store, in-memory index) at catalogue sizes
 // 10k, 100k and 1M generated videos. For each size: generation + store time, index build time,
-// database size and heap; then a realistic query mix (single term, two terms, OR, NOT, phrase,
+// database size, heap and the typed arrays outside it (the index's columns, postings, text); then a realistic query mix (single term, two terms, OR, NOT, phrase,
 // filters, geo, every order, deep pages, browse without q, a term in about half the catalogue)
 // run by 8 concurrent callers for a fixed time: p50, p99 and throughput, per query class too.
-// Ends with the p50 growth from 100k to 1M.
+// Ends with the targets: at 1M p50 <= 1 ms, p99 <= 5 ms, the slowest cold query <= 10 ms, p50
+// growth from 100k to 1M <= 1.5x, generate + store + index <= 120 s.
 //
 //   npm run bench:media         (env: MEDIA_BENCH_SIZES=10000,100000,1000000  MEDIA_BENCH_SECONDS=10
 //                                 MEDIA_BENCH_STORE=sqlite|postgres  MEDIA_BENCH_DATABASE_URL=postgres://...
@@ -31,7 +32,8 @@ const storeKind = process.env.MEDIA_BENCH_STORE === 'postgres' ? 'postgres' : 's
 const databaseUrl = process.env.MEDIA_BENCH_DATABASE_URL ?? process.env.CLOUDTWIN_TEST_DATABASE_URL;
 const keepDir = process.env.MEDIA_BENCH_KEEP;
 const CONCURRENCY = 8;
-deadline(60 * 20);
+// a 1M catalogue takes minutes to generate on a quiet machine, many more on a busy one
+deadline(60 * (sizes.some((n) => n >= 1_000_000) ? 90 : 20));
 
 function dbSize(store: Store, dir: string | undefined): Promise<number> {
   if (dir) return Promise.resolve(readdirSync(dir).filter((f) => f.startsWith('cloudtwin.db')).reduce((s, f) => s + statSync(join(dir, f)).size, 0));
@@ -46,6 +48,11 @@ interface SizeResult {
   indexS: number;
   dbMiB: number;
   heapMiB: number;
+  /** Typed arrays outside the JS heap (process.memoryUsage().arrayBuffers): most of the index. */
+  arraysMiB: number;
+  /** CPU seconds of this process: generating and storing (SQLite's work is in this process; PostgreSQL's is not), building the index. */
+  generateCpuS: number;
+  indexCpuS: number;
   p50: number;
   p99: number;
   qps: number;
@@ -98,9 +105,11 @@ async function runSize(size: number): Promise<SizeResult> {
     const generateCpuS = cpuS(cpu1) - cpuS(cpu0);
     const indexCpuS = cpuS(process.cpuUsage(cpu1));
     if (typeof globalThis.gc === 'function') globalThis.gc();
-    const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+    const memory = process.memoryUsage();
+    const heapMiB = memory.heapUsed / 2 ** 20;
+    const arraysMiB = memory.arrayBuffers / 2 ** 20;
     const dbMiB = (await dbSize(store, dataDir)) / 2 ** 20;
-    process.stderr.write(`  ${size}: generated in ${generateS.toFixed(1)} s (this process's CPU ${generateCpuS.toFixed(1)} s), index ${indexHow} in ${indexS.toFixed(1)} s (CPU ${indexCpuS.toFixed(1)} s) (${engine.size} documents), db ${dbMiB.toFixed(0)} MiB, heap ${heapMiB.toFixed(0)} MiB\n`);
+    process.stderr.write(`  ${size}: generated in ${generateS.toFixed(1)} s (this process's CPU ${generateCpuS.toFixed(1)} s), index ${indexHow} in ${indexS.toFixed(1)} s (CPU ${indexCpuS.toFixed(1)} s) (${engine.size} documents), db ${dbMiB.toFixed(0)} MiB, heap ${heapMiB.toFixed(0)} MiB, typed arrays ${arraysMiB.toFixed(0)} MiB\n`);
 
     const mix = await mediaQueryMix(store.db);
     // warm-up: every query once (JIT, lazily built orderings)
@@ -143,7 +152,7 @@ async function runSize(size: number): Promise<SizeResult> {
     const elapsed = (performance.now() - started) / 1000;
     const s = summarize(all);
     const strategies = Object.entries(engine.index.stats).map(([k, v]) => `${k} ${v - before[k as keyof typeof before]}`).join(', ');
-    return { size, generateS: kept ? NaN : generateS, indexS, dbMiB, heapMiB, p50: s.p50, p99: s.p99, qps: all.length / elapsed, classes, alone, cold, slowest: slow.slice(0, 8), strategies };
+    return { size, generateS: kept ? NaN : generateS, indexS, dbMiB, heapMiB, arraysMiB, generateCpuS: kept ? NaN : generateCpuS, indexCpuS, p50: s.p50, p99: s.p99, qps: all.length / elapsed, classes, alone, cold, slowest: slow.slice(0, 8), strategies };
   } finally {
     await store.close();
     if (schema && databaseUrl) {
@@ -166,6 +175,7 @@ printTable(
     'index s': r.indexS,
     'db MiB': r.dbMiB,
     'heap MiB': r.heapMiB,
+    'arrays MiB': r.arraysMiB,
     'p50 ms': fmt(r.p50, 2),
     'p99 ms': fmt(r.p99, 2),
     'queries/s': r.qps,
@@ -189,10 +199,11 @@ const growth = at(100_000) && at(1_000_000) ? at(1_000_000)!.p50 / at(100_000)!.
 printSummary(`bench:media (${storeKind})`, [
   ...results.map((r): [string, string] => [
     `${r.size.toLocaleString('en-US')} videos`,
-    `generate+store ${Number.isNaN(r.generateS) ? 'reused' : `${r.generateS.toFixed(1)} s`}, index ${r.indexS.toFixed(1)} s, db ${r.dbMiB.toFixed(0)} MiB, heap ${r.heapMiB.toFixed(0)} MiB; p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.qps.toFixed(0)} queries/s (answered by: ${r.strategies})`,
+    `generate+store ${Number.isNaN(r.generateS) ? 'reused' : `${r.generateS.toFixed(1)} s`}, index ${r.indexS.toFixed(1)} s, db ${r.dbMiB.toFixed(0)} MiB, heap ${r.heapMiB.toFixed(0)} MiB, typed arrays ${r.arraysMiB.toFixed(0)} MiB; p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.qps.toFixed(0)} queries/s (answered by: ${r.strategies})`,
   ]),
-  ['target p50 <= 10 ms (largest)', `${largest.p50.toFixed(2)} ms: ${meets(largest.p50, 10)}`],
-  ['target p99 <= 50 ms (largest)', `${largest.p99.toFixed(2)} ms: ${meets(largest.p99, 50)}`],
-  ['target generate+index 1M <= 300 s', at(1_000_000) ? `${(at(1_000_000)!.generateS + at(1_000_000)!.indexS).toFixed(0)} s: ${meets(at(1_000_000)!.generateS + at(1_000_000)!.indexS, 300)}` : 'not measured'],
-  ['p50 growth 100k -> 1M (<= 2x)', Number.isFinite(growth) ? `${growth.toFixed(2)}x: ${meets(growth, 2)}` : 'not measured'],
+  ['target p50 <= 1 ms (largest)', `${largest.p50.toFixed(2)} ms: ${meets(largest.p50, 1)}`],
+  ['target p99 <= 5 ms (largest)', `${largest.p99.toFixed(2)} ms: ${meets(largest.p99, 5)}`],
+  ['target slowest cold query <= 10 ms (largest)', `${largest.slowest[0].ms.toFixed(2)} ms (${largest.slowest[0].q}): ${meets(largest.slowest[0].ms, 10)}`],
+  ['target generate+store+index 1M <= 120 s', at(1_000_000) ? `${(at(1_000_000)!.generateS + at(1_000_000)!.indexS).toFixed(0)} s (this process's CPU ${(at(1_000_000)!.generateCpuS + at(1_000_000)!.indexCpuS).toFixed(0)} s): ${meets(at(1_000_000)!.generateS + at(1_000_000)!.indexS, 120)}` : 'not measured'],
+  ['target p50 growth 100k -> 1M <= 1.5x', Number.isFinite(growth) ? `${growth.toFixed(2)}x: ${meets(growth, 1.5)}` : 'not measured'],
 ]);

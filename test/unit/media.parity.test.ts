@@ -84,18 +84,19 @@ describe('media search: strategies and stores agree', () => {
  * The answers of the engine as it was before positional postings (recorded from that code on
  * this catalogue: `MEDIA_PARITY_RECORD=1 npm test -- test/unit/media.parity.test.ts`), for the
  * whole bench:media query mix and the queries above, under three settings of the engine's
- * thresholds: the defaults (at this size, every candidate scored: exact totals), small champion
- * lists with walks that give up early (champion, deep-list and walk strategies, estimated
- * totals), and walks that never give up. Each answer: the results in order (kind and the id's
+ * thresholds: the defaults (at this size, every candidate scored, phrases from positions alone:
+ * exact totals), small champion lists with walks that give up early and the pairs of words in
+ * 100 documents indexed (champion, deep-list and walk strategies, estimated totals), and walks
+ * that never give up with every pair of words indexed. Each answer: the results in order (kind and the id's
  * place among that kind's ids, sorted), the total, whether more follow, the page tokens the API
  * would send, and a hash of every field of the hits. One line per query, its answer per setting.
  */
 const ANSWERS = new URL('./media.parity.answers.ndjson', import.meta.url);
 const PARITY_VIDEOS = 3000;
 const SETTINGS = {
-  default: { orderedScanMin: 20_000, championMinDf: 2000, champions: 1024 },
-  small: { orderedScanMin: 16, championMinDf: 20, champions: 64 },
-  walk: { orderedScanMin: 0, championMinDf: 20, champions: 64 },
+  default: { orderedScanMin: 20_000, championMinDf: 2000, champions: 1024, pairMinDf: 20_000 },
+  small: { orderedScanMin: 16, championMinDf: 20, champions: 64, pairMinDf: 100 },
+  walk: { orderedScanMin: 0, championMinDf: 20, champions: 64, pairMinDf: 1 },
 } as const;
 type Setting = keyof typeof SETTINGS;
 
@@ -165,6 +166,8 @@ describe('media search: the answers recorded before positional postings', () => 
     const answers: Recorded[] = all.map((q) => ({ query: describeMixQuery(q), answers: {} as Record<Setting, Answer> }));
     for (const [setting, s] of Object.entries(SETTINGS) as [Setting, (typeof SETTINGS)[Setting]][]) {
       engine.tune(s);
+      // the pairs of frequent words are indexed when a setting asks (a phrase of two of them is its pair's list)
+      assert.equal(engine.index.pairs.lists.size > 100, s.pairMinDf < 1000, `pairs indexed under ${setting}: ${engine.index.pairs.lists.size}`);
       // the first pass with no phrase remembered (each query as if never asked), then twice as they come (remembered)
       for (const pass of [0, 1, 2]) {
         for (let i = 0; i < all.length; i++) {

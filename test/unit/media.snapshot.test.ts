@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -100,5 +101,31 @@ describe('media search index snapshot: a restart loads the saved index instead o
     f = await f.reopen();
     assert.deepEqual(await answers(f), expected);
     assert.equal(engineOf(f).stats.snapshotLoads, 1);
+  });
+
+  test('a snapshot of another format (an older release layout) is not used: the index is built from the store, results unchanged', async (t) => {
+    if (!f.dataDir) return t.skip('SQLite only (PostgreSQL keeps no snapshot)');
+    const file = join(f.dataDir, 'cloudtwin.media-index');
+    await engineOf(f).saved();
+    const expected = await answers(f);
+    await f.media.close();
+    // the same file with an older format number in its header, its checksum made again (so only the format differs)
+    const good = readFileSync(file);
+    const trailer = 32 + 16 + 8;
+    const body = good.length - trailer;
+    const [headerAt, headerLength] = new Float64Array(good.buffer.slice(good.byteOffset + body + 32, good.byteOffset + body + 48));
+    const header = good.toString('utf8', headerAt, headerAt + headerLength);
+    const format = /"format":(\d+)/.exec(header)!;
+    assert.ok(Number(format[1]) >= 3, `the format: ${format[1]}`);
+    const older = Buffer.from(good);
+    older.write(header.replace(format[0], '"format":2'), headerAt, 'utf8');
+    createHash('sha256').update(older.subarray(0, body)).digest().copy(older, body);
+    writeFileSync(file, older);
+    f = await f.reopen();
+    assert.deepEqual(await answers(f), expected);
+    assert.deepEqual({ loads: engineOf(f).stats.snapshotLoads, builds: engineOf(f).stats.fullBuilds }, { loads: 0, builds: 1 });
+    // and saved in the current format again
+    await engineOf(f).saved();
+    assert.equal(engineOf(f).stats.snapshotSaves, 1);
   });
 });

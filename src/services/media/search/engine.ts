@@ -65,6 +65,7 @@ export class MediaSearch implements MediaSearchEngine {
     const t = this.#index.tuning;
     const champions = (tuning.championMinDf ?? t.championMinDf) !== t.championMinDf || (tuning.champions ?? t.champions) !== t.champions;
     Object.assign(t, tuning);
+    this.#index.refreshPairs();
     if (champions) buildChampions(this.#index);
   }
 
@@ -91,6 +92,7 @@ export class MediaSearch implements MediaSearchEngine {
       const snap = await loadSnapshot(snapshotFile, v);
       if (snap) {
         Object.assign(snap.index.tuning, this.#index.tuning);
+        snap.index.refreshPairs();
         snap.index.staticScore = staticScores(snap.index);
         buildChampions(snap.index);
         this.#index = snap.index;
@@ -108,7 +110,8 @@ export class MediaSearch implements MediaSearchEngine {
     }
     let loaded = 0;
     for (const [kind, table] of TABLES) {
-      let lastSeq = from;
+      // rows written after `from` (the rows of `from` itself are in the index): ids are never empty, so (from + 1, '') precedes them all
+      let lastSeq = from + 1;
       let lastId = '';
       for (;;) {
         const rows = await this.#db
@@ -131,6 +134,7 @@ export class MediaSearch implements MediaSearchEngine {
       }
     }
     if (from === 0) index.trim();
+    index.refreshPairs();
     index.staticScore = staticScores(index);
     index.orderings.clear();
     index.clearScored();

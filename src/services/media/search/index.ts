@@ -1,14 +1,15 @@
 import { FLAG, type Attrs } from '../catalog/format.ts';
 import type { MediaKind } from '../catalog/types.ts';
 import { DESCRIPTION_LIMIT } from '../response.ts';
+import { PairIndex, type PairState } from './pairs.ts';
 import { words } from './text.ts';
 import type { MediaRow } from '../../../platform/store/schema.ts';
 
 /**
  * The in-memory search index: one document per searchable catalogue entry (videos, channels
  * and playlists share one numbering), columns of filterable attributes in typed arrays, and an
- * inverted index (term -> ascending document numbers with weighted term frequencies) plus each
- * document's token sequence for phrase checks. Documents are only appended; a changed entry
+ * inverted index (term -> ascending document numbers with weighted term frequencies and the
+ * term's word positions in each, for phrases). Documents are only appended; a changed entry
  * gets a new number and the old one is marked dead, so postings stay sorted.
  */
 
@@ -17,8 +18,18 @@ export const KIND_NAME: MediaKind[] = ['video', 'channel', 'playlist'];
 
 /** Weight of a title occurrence in the term frequency (other fields count 1). */
 const TITLE_WEIGHT = 3;
+/** Words of the title and of the tags / custom URL that are indexed. */
+const TITLE_WORDS = 100;
+const SEARCH_TEXT_WORDS = 100;
 /** Words of the description that are indexed (the rest are not searchable). */
 const DESCRIPTION_WORDS = 48;
+/**
+ * Word positions in a document: its title's words, a break, its tags' words, a break, its
+ * description's words, a break (a break takes a position, so no phrase spans two fields). They
+ * fit in a byte (TermPostings.pos).
+ */
+const MAX_POSITIONS = TITLE_WORDS + SEARCH_TEXT_WORDS + DESCRIPTION_WORDS + 3;
+if (MAX_POSITIONS > 256) throw new Error('word positions must fit in a byte');
 const FIELD_BREAK = -1;
 /**
  * Code points of a description kept for the results: one more than the snippet shows, so the
@@ -47,8 +58,13 @@ export interface SearchTuning {
   championMinDf: number;
   /** Documents per champion list: more than the deepest reachable result (about 500). */
   champions: number;
+  /**
+   * Terms in at least this many documents have their adjacent pairs indexed (pairs.ts): a phrase
+   * of rarer words costs a check of the positions of at most about this many documents.
+   */
+  pairMinDf: number;
 }
-export const DEFAULT_TUNING: Readonly<SearchTuning> = { orderedScanMin: 20_000, championMinDf: 2000, champions: 1024 };
+export const DEFAULT_TUNING: Readonly<SearchTuning> = { orderedScanMin: 20_000, championMinDf: 2000, champions: 1024, pairMinDf: 20_000 };
 
 /** How many searches each strategy answered (tests and benchmarks look at it). */
 export interface StrategyStats {
@@ -90,6 +106,50 @@ export class Postings {
   }
 }
 
+/**
+ * A term's postings with its positions in each document (positional postings): phrases are
+ * answered from them (phrases.ts), never by reading documents.
+ */
+export class TermPostings extends Postings {
+  /** Where each posting's positions start in `pos`; they end where the next posting's start (the last one's at `posN`). */
+  at: Int32Array;
+  /** The term's word positions in each document (see MAX_POSITIONS), ascending per posting. */
+  pos: Uint8Array;
+  posN = 0;
+  constructor(capacity = 2) {
+    super(capacity);
+    this.at = new Int32Array(capacity);
+    this.pos = new Uint8Array(capacity);
+  }
+  /** Appends a posting with room for `count` positions; where they go in `pos`. */
+  add(doc: number, tf: number, count: number): number {
+    if (this.n === this.at.length) {
+      const at = new Int32Array(this.n * 2);
+      at.set(this.at);
+      this.at = at;
+    }
+    this.at[this.n] = this.posN;
+    this.push(doc, tf);
+    const start = this.posN;
+    this.posN += count;
+    if (this.posN > this.pos.length) {
+      const pos = new Uint8Array(Math.max(this.pos.length * 2, this.posN));
+      pos.set(this.pos.subarray(0, start));
+      this.pos = pos;
+    }
+    return start;
+  }
+  /** Where posting `i`'s positions end in `pos`. */
+  end(i: number): number {
+    return i + 1 < this.n ? this.at[i + 1] : this.posN;
+  }
+  override trim(): void {
+    super.trim();
+    if (this.at.length > this.n + 8) this.at = this.at.slice(0, this.n);
+    if (this.pos.length > this.posN + 8) this.pos = this.pos.slice(0, this.posN);
+  }
+}
+
 /** Interns strings to small integers (categories, languages, region lists, projects). */
 class Interner {
   readonly values: string[] = [''];
@@ -116,7 +176,7 @@ class Interner {
 /** The per-document columns (typed arrays indexed by document number). */
 const COLUMNS = [
   'kind', 'alive', 'flags', 'published', 'channel', 'duration', 'category', 'videoType', 'liveState', 'concurrent', 'lat', 'lng',
-  'allowed', 'blocked', 'rating', 'views', 'likes', 'language', 'developer', 'count', 'docLen', 'tokStart', 'textStart', 'titleBytes',
+  'allowed', 'blocked', 'rating', 'views', 'likes', 'language', 'developer', 'count', 'docLen', 'textStart', 'titleBytes',
 ] as const;
 export type Column = (typeof COLUMNS)[number];
 
@@ -143,13 +203,15 @@ export interface DeepList {
 
 /** What a snapshot holds (see `SearchIndex.state`). */
 export interface IndexState {
-  scalars: { n: number; live: number; tokenCount: number; totalLen: number; maxPublished: number; textLength: number };
+  scalars: { n: number; live: number; totalLen: number; maxPublished: number; textLength: number };
   columns: Record<string, ArrayBufferView>;
-  tokens: Int32Array;
   text: Uint8Array;
   strings: Record<'ids' | 'titles' | 'terms' | 'topics' | 'channelIds' | 'channelTitles' | 'categories' | 'languages' | 'regionLists' | 'developers', string[]>;
   channelShow: number[];
-  lists: Record<'postings' | 'topics' | 'kindDocs' | 'liveDocs' | 'geoDocs' | 'channelDocs', Postings[]>;
+  /** Term postings (with their positions) in term-id order. */
+  postings: TermPostings[];
+  pairs: PairState;
+  lists: Record<'topics' | 'kindDocs' | 'liveDocs' | 'geoDocs' | 'channelDocs', Postings[]>;
 }
 
 export class SearchIndex {
@@ -179,7 +241,6 @@ export class SearchIndex {
   developer = new Int32Array(0);
   count = new Float64Array(0);
   docLen = new Uint16Array(0);
-  tokStart = new Int32Array(0);
   /** Where the document's title (UTF-8, `titleBytes` long) starts in `text`; its description (cut, see DESCRIPTION_KEPT) follows up to the next document's start. */
   textStart = new Float64Array(0);
   titleBytes = new Int32Array(0);
@@ -195,8 +256,6 @@ export class SearchIndex {
   ids: string[] = [];
   titles: string[] = [];
 
-  tokens = new Int32Array(1 << 16);
-  tokenCount = 0;
   /**
    * The titles and descriptions results show, UTF-8, document after document: a page of results
    * needs no store read (at a million videos, 25 lookups in a 2.7 GB database cost 0.2 - 0.4 ms,
@@ -208,7 +267,9 @@ export class SearchIndex {
   maxPublished = 0;
 
   readonly terms = new Map<string, number>();
-  readonly postings: Postings[] = [];
+  readonly postings: TermPostings[] = [];
+  /** Documents of adjacent frequent words (see pairs.ts; brought up to date by `refreshPairs`). */
+  pairs = new PairIndex();
   readonly topics = new Map<string, Postings>();
   /** Documents by kind (video, channel, playlist), by live state (1 live, 2 upcoming, 3 completed), and geotagged ones: candidate lists for selective filters. */
   readonly kindDocs = [new Postings(), new Postings(), new Postings()];
@@ -220,9 +281,10 @@ export class SearchIndex {
   readonly orderings = new Map<string, Int32Array>();
   /**
    * Documents of recent phrases (their words' ids joined by spaces -> ascending documents), least
-   * recently used first: a phrase of frequent words costs an intersection of long lists and a
-   * check of each document's tokens, so a phrase asked again (the next page, another order, the
-   * same query from another caller) reuses it. Dropped on any change, like `orderings`.
+   * recently used first: a phrase of frequent words costs an intersection of long lists and of
+   * their positions (milliseconds at a million documents), so a phrase asked again (the next page,
+   * another order, the same query from another caller) reuses it. Dropped on any change, like
+   * `orderings`.
    */
   readonly phrases = new Map<string, Int32Array>();
   /** Champion lists of remembered phrases with many documents (see topDocuments.ts `phraseChampion`), same keys. */
@@ -242,10 +304,18 @@ export class SearchIndex {
   readonly channelShow: number[] = [];
   readonly #channelNumbers = new Map<string, number>();
   readonly #docOf: Map<string, number>[] = [new Map(), new Map(), new Map()];
-  /** Scratch for term frequencies while adding a document: per term, the document it was last counted for and its count. */
+  /**
+   * Scratch while adding a document: per term, the document it was last counted for, its weighted
+   * frequency, its occurrences and where its next position goes; the document's terms, and its
+   * term per word position (FIELD_BREAK at a break).
+   */
   #lastDoc = new Int32Array(1024).fill(-1);
   #tfScratch = new Uint16Array(1024);
+  #countScratch = new Uint16Array(1024);
+  #posCursor = new Int32Array(1024);
   readonly #docTerms: number[] = [];
+  readonly #docWords = new Int32Array(MAX_POSITIONS);
+  #docLength = 0;
   readonly categories = new Interner();
   readonly languages = new Interner();
   readonly regionLists = new Interner();
@@ -302,20 +372,10 @@ export class SearchIndex {
     this.developer = grow(this.developer);
     this.count = grow(this.count);
     this.docLen = grow(this.docLen);
-    this.tokStart = grow(this.tokStart);
     this.textStart = grow(this.textStart);
     this.gate = grow(this.gate);
     this.titleBytes = grow(this.titleBytes);
     this.capacity = cap;
-  }
-
-  #pushToken(t: number): void {
-    if (this.tokenCount === this.tokens.length) {
-      const b = new Int32Array(this.tokens.length * 2);
-      b.set(this.tokens);
-      this.tokens = b;
-    }
-    this.tokens[this.tokenCount++] = t;
   }
 
   /** Appends a string's UTF-8 to `text`; its length in bytes. */
@@ -344,17 +404,23 @@ export class SearchIndex {
     if (t === undefined) {
       t = this.postings.length;
       this.terms.set(word, t);
-      this.postings.push(new Postings(2));
-      if (t >= this.#lastDoc.length) {
-        const last = new Int32Array(this.#lastDoc.length * 2).fill(-1);
-        last.set(this.#lastDoc);
-        this.#lastDoc = last;
-        const tf = new Uint16Array(this.#tfScratch.length * 2);
-        tf.set(this.#tfScratch);
-        this.#tfScratch = tf;
-      }
+      this.postings.push(new TermPostings(2));
+      if (t >= this.#lastDoc.length) this.#termScratch(this.#lastDoc.length * 2);
     }
     return t;
+  }
+
+  /** Grows the per-term scratch to `terms` terms (keeping what it holds: a document being added may have counted some). */
+  #termScratch(terms: number): void {
+    const grow = <T extends Int32Array | Uint16Array>(a: T, fill: number): T => {
+      const b = new (a.constructor as any)(terms).fill(fill) as T;
+      b.set(a as any);
+      return b;
+    };
+    this.#lastDoc = grow(this.#lastDoc, -1);
+    this.#tfScratch = grow(this.#tfScratch, 0);
+    this.#countScratch = grow(this.#countScratch, 0);
+    this.#posCursor = grow(this.#posCursor, 0);
   }
 
   /** Adds (or replaces) an entry. Entries that are not public are removed from search. */
@@ -421,16 +487,27 @@ export class SearchIndex {
     this.titleBytes[d] = this.#pushText(row.title);
     this.#pushText(cutCodePoints(row.description, DESCRIPTION_KEPT));
     // Text: title (weighted), then tags/custom URL, then the start of the description.
-    this.tokStart[d] = this.tokenCount;
-    const titleWords = words(row.title, 100);
+    this.#docLength = 0;
+    const titleWords = words(row.title, TITLE_WORDS);
     this.titles[d] = titleWords.join(' ');
     let len = this.#field(d, titleWords, TITLE_WEIGHT);
-    if (row.search_text) len += this.#field(d, words(row.search_text, 100), 1);
+    if (row.search_text) len += this.#field(d, words(row.search_text, SEARCH_TEXT_WORDS), 1);
     if (row.description) len += this.#field(d, words(row.description, DESCRIPTION_WORDS), 1);
     this.docLen[d] = Math.min(len, 65535);
     this.totalLen += len;
+    // each term's posting with room for its positions, then the positions in document order
     const terms = this.#docTerms;
-    for (let i = 0; i < terms.length; i++) this.postings[terms[i]].push(d, this.#tfScratch[terms[i]]);
+    const cursor = this.#posCursor;
+    for (let i = 0; i < terms.length; i++) {
+      const t = terms[i];
+      cursor[t] = this.postings[t].add(d, this.#tfScratch[t], this.#countScratch[t]);
+    }
+    const dw = this.#docWords;
+    for (let p = 0; p < this.#docLength; p++) {
+      const t = dw[p];
+      if (t !== FIELD_BREAK) this.postings[t].pos[cursor[t]++] = p;
+    }
+    this.pairs.addDocument(d, dw, this.#docLength);
     terms.length = 0;
   }
 
@@ -440,17 +517,24 @@ export class SearchIndex {
       if (this.#lastDoc[t] !== d) {
         this.#lastDoc[t] = d;
         this.#tfScratch[t] = 0;
+        this.#countScratch[t] = 0;
         this.#docTerms.push(t);
       }
       this.#tfScratch[t] += weight;
-      this.#pushToken(t);
+      this.#countScratch[t]++;
+      this.#docWords[this.#docLength++] = t;
     }
-    this.#pushToken(FIELD_BREAK);
+    this.#docWords[this.#docLength++] = FIELD_BREAK;
     return ws.length;
   }
 
   #gateOf(d: number): number {
     return this.alive[d] ? 1 | (2 << this.kind[d]) | (this.rating[d] << 4) | (this.flags[d] << 8) : 0;
+  }
+
+  /** Builds the pair index again when its choice of frequent words is out of date (see PairIndex.stale). */
+  refreshPairs(): void {
+    if (this.pairs.stale(this.n, this.tuning.pairMinDf)) this.pairs = PairIndex.build(this.postings, this.n, this.tuning.pairMinDf);
   }
 
   clearPhrases(): void {
@@ -508,9 +592,8 @@ export class SearchIndex {
     const columns: Record<string, ArrayBufferView> = {};
     for (const c of COLUMNS) columns[c] = (this[c] as Uint8Array).subarray(0, n);
     return {
-      scalars: { n, live: this.live, tokenCount: this.tokenCount, totalLen: this.totalLen, maxPublished: this.maxPublished, textLength: this.textLength },
+      scalars: { n, live: this.live, totalLen: this.totalLen, maxPublished: this.maxPublished, textLength: this.textLength },
       columns,
-      tokens: this.tokens.subarray(0, this.tokenCount),
       text: this.text.subarray(0, this.textLength),
       strings: {
         ids: this.ids,
@@ -525,8 +608,9 @@ export class SearchIndex {
         developers: this.developers.values,
       },
       channelShow: this.channelShow,
+      postings: this.postings,
+      pairs: this.pairs.state(),
       lists: {
-        postings: this.postings,
         topics: [...this.topics.values()],
         kindDocs: this.kindDocs,
         liveDocs: this.liveDocs,
@@ -546,9 +630,6 @@ export class SearchIndex {
     x.live = st.scalars.live;
     x.totalLen = st.scalars.totalLen;
     x.maxPublished = st.scalars.maxPublished;
-    x.tokens = new Int32Array(Math.max(1 << 16, st.tokens.length + 1024));
-    x.tokens.set(st.tokens);
-    x.tokenCount = st.scalars.tokenCount;
     // the snapshot's bytes as they are (a copy is made only when documents are added)
     x.text = st.text;
     x.textLength = st.scalars.textLength;
@@ -556,7 +637,8 @@ export class SearchIndex {
     x.ids = s.ids;
     x.titles = s.titles;
     s.terms.forEach((w, t) => x.terms.set(w, t));
-    for (const p of st.lists.postings) x.postings.push(p);
+    for (const p of st.postings) x.postings.push(p);
+    x.pairs = PairIndex.restore(st.pairs, st.postings.length);
     s.topics.forEach((name, i) => x.topics.set(name, st.lists.topics[i]));
     st.lists.kindDocs.forEach((p, i) => (x.kindDocs[i] = p));
     st.lists.liveDocs.forEach((p, i) => (x.liveDocs[i] = p));
@@ -578,8 +660,7 @@ export class SearchIndex {
     }
     let scratch = 1024;
     while (scratch < x.postings.length) scratch *= 2;
-    x.#lastDoc = new Int32Array(scratch).fill(-1);
-    x.#tfScratch = new Uint16Array(scratch);
+    x.#termScratch(scratch);
     return x;
   }
 
@@ -597,19 +678,6 @@ export class SearchIndex {
   termPostings(word: string): Postings | undefined {
     const t = this.terms.get(word);
     return t === undefined ? undefined : this.postings[t];
-  }
-
-  /** Whether document `d` contains the term ids `seq` adjacent and in order. */
-  hasSequence(d: number, seq: number[]): boolean {
-    const start = this.tokStart[d];
-    const end = d + 1 < this.n ? this.tokStart[d + 1] : this.tokenCount;
-    const tokens = this.tokens;
-    const m = seq.length;
-    outer: for (let i = start; i + m <= end; i++) {
-      for (let j = 0; j < m; j++) if (tokens[i + j] !== seq[j]) continue outer;
-      return true;
-    }
-    return false;
   }
 
   termIds(ws: string[]): number[] | undefined {

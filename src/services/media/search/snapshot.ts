@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import type { CatalogVersion } from '../catalog/repository.ts';
-import { type IndexState, Postings, SearchIndex } from './index.ts';
+import { type IndexState, Postings, SearchIndex, TermPostings } from './index.ts';
+import { DocList } from './pairs.ts';
 
 /**
  * A snapshot of the search index in a file next to the SQLite database, so a restart loads it
@@ -12,13 +13,14 @@ import { type IndexState, Postings, SearchIndex } from './index.ts';
  * or damaged file) and the snapshot is ignored: the index is built from the store as before.
  *
  * Layout: MAGIC, then sections (the raw bytes of typed arrays, each at a multiple of 8), then
- * a JSON header (the version, scalars, string lists and where each section is), then the
- * SHA-256 of all that (a damaged file is not used), the header's offset and length (two
- * float64) and MAGIC again.
+ * a JSON header (the format, the version, scalars, string lists and where each section is), then
+ * the SHA-256 of all that (a damaged file is not used), the header's offset and length (two
+ * float64) and MAGIC again. A file of another format (an older release's) is not used either.
  */
 
 const MAGIC = Buffer.from('CTMIDX01');
-const FORMAT = 2;
+/** 3: term postings carry their word positions, and the pair index is saved; the documents' token sequences are gone. */
+const FORMAT = 3;
 const FLUSH = 16 << 20;
 /** SHA-256 of everything before it, the header's offset and length (float64 each), MAGIC. */
 const TRAILER = 32 + 16 + 8;
@@ -34,7 +36,14 @@ interface ListsSection {
   count: number;
   sizes: Section;
   docs: Section;
-  tf: Section;
+  /** Absent for lists of documents alone (the pair index's). */
+  tf?: Section;
+}
+/** The term postings' positions: per list its positions' count, then per posting where its own start (in its list's), then the positions. */
+interface PositionsSection {
+  sizes: Section;
+  at: Section;
+  pos: Section;
 }
 interface Header {
   format: number;
@@ -43,8 +52,10 @@ interface Header {
   strings: IndexState['strings'];
   channelShow: number[];
   columns: Record<string, Section>;
-  tokens: Section;
   text: Section;
+  postings: ListsSection;
+  positions: PositionsSection;
+  pairs: { minDf: number; builtAt: number; terms: Section; keys: Section; lists: ListsSection };
   lists: Record<string, ListsSection>;
 }
 
@@ -70,10 +81,14 @@ class Writer {
       if (this.#used === FLUSH) await this.flush();
     }
   }
-  async array(a: ArrayBufferView, type: ArrayKind): Promise<Section> {
+  /** Pads to a multiple of 8 (where a section starts); the position. */
+  async align(): Promise<number> {
     const pad = (8 - (this.position % 8)) % 8;
     if (pad) await this.bytes(new Uint8Array(pad));
-    const offset = this.position;
+    return this.position;
+  }
+  async array(a: ArrayBufferView, type: ArrayKind): Promise<Section> {
+    const offset = await this.align();
     await this.bytes(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     return { type, offset, length: a.byteLength / ARRAYS[type].BYTES_PER_ELEMENT };
   }
@@ -87,7 +102,7 @@ class Writer {
 
 const typeOf = (a: ArrayBufferView): ArrayKind => a.constructor.name as ArrayKind;
 
-async function writeLists(w: Writer, lists: Postings[]): Promise<ListsSection> {
+async function writeLists(w: Writer, lists: (Postings | DocList)[]): Promise<ListsSection> {
   const sizes = new Int32Array(lists.length);
   let total = 0;
   lists.forEach((p, i) => {
@@ -95,13 +110,21 @@ async function writeLists(w: Writer, lists: Postings[]): Promise<ListsSection> {
     total += p.n;
   });
   const s = await w.array(sizes, 'Int32Array');
-  const docsAt = (8 - (w.position % 8)) % 8;
-  await w.bytes(new Uint8Array(docsAt));
-  const docs: Section = { type: 'Int32Array', offset: w.position, length: total };
+  const docs: Section = { type: 'Int32Array', offset: await w.align(), length: total };
   for (const p of lists) await w.bytes(new Uint8Array(p.docs.buffer, p.docs.byteOffset, p.n * 4));
+  if (!lists.every((p) => p instanceof Postings)) return { count: lists.length, sizes: s, docs };
   const tf: Section = { type: 'Uint8Array', offset: w.position, length: total };
   for (const p of lists) await w.bytes(p.tf.subarray(0, p.n));
   return { count: lists.length, sizes: s, docs, tf };
+}
+
+async function writePositions(w: Writer, lists: TermPostings[]): Promise<PositionsSection> {
+  const sizes = await w.array(Int32Array.from(lists, (p) => p.posN), 'Int32Array');
+  const at: Section = { type: 'Int32Array', offset: await w.align(), length: lists.reduce((s, p) => s + p.n, 0) };
+  for (const p of lists) await w.bytes(new Uint8Array(p.at.buffer, p.at.byteOffset, p.n * 4));
+  const pos: Section = { type: 'Uint8Array', offset: w.position, length: lists.reduce((s, p) => s + p.posN, 0) };
+  for (const p of lists) await w.bytes(p.pos.subarray(0, p.posN));
+  return { sizes, at, pos };
 }
 
 /** Saves the index at `version` to `file` (written to a temporary file, then renamed over it). */
@@ -115,11 +138,13 @@ export async function saveSnapshot(file: string, index: SearchIndex, version: Ca
     await w.bytes(MAGIC);
     const columns: Record<string, Section> = {};
     for (const [name, a] of Object.entries(st.columns)) columns[name] = await w.array(a, typeOf(a));
-    const tokens = await w.array(st.tokens, 'Int32Array');
     const text = await w.array(st.text, 'Uint8Array');
+    const postings = await writeLists(w, st.postings);
+    const positions = await writePositions(w, st.postings);
+    const pairs = { minDf: st.pairs.minDf, builtAt: st.pairs.builtAt, terms: await w.array(st.pairs.terms, 'Int32Array'), keys: await w.array(st.pairs.keys, 'Int32Array'), lists: await writeLists(w, st.pairs.lists) };
     const lists: Record<string, ListsSection> = {};
     for (const [name, ls] of Object.entries(st.lists)) lists[name] = await writeLists(w, ls);
-    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, tokens, text, lists };
+    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, text, postings, positions, pairs, lists };
     const json = Buffer.from(JSON.stringify(header));
     const headerAt = w.position;
     await w.bytes(json);
@@ -164,17 +189,20 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
       if ((buf.byteOffset + s.offset) % T.BYTES_PER_ELEMENT === 0) return new T(ab, buf.byteOffset + s.offset, s.length);
       return new T(ab.slice(buf.byteOffset + s.offset, buf.byteOffset + s.offset + s.length * T.BYTES_PER_ELEMENT));
     };
-    const lists = (l: ListsSection): Postings[] => {
+    const lists = <P extends Postings | DocList>(l: ListsSection, make: () => P): P[] => {
       const sizes = view(l.sizes) as Int32Array;
       const docs = view(l.docs) as Int32Array;
-      const tf = view(l.tf) as Uint8Array;
-      const out: Postings[] = new Array(l.count);
+      const tf = l.tf && (view(l.tf) as Uint8Array);
+      const out: P[] = new Array(l.count);
       let at = 0;
       for (let i = 0; i < l.count; i++) {
         const n = sizes[i];
-        const p = new Postings(0);
+        const p = make();
         p.docs = docs.subarray(at, at + n);
-        p.tf = tf.subarray(at, at + n);
+        if (p instanceof Postings) {
+          if (!tf) throw new Error('postings without term frequencies');
+          p.tf = tf.subarray(at, at + n);
+        }
         p.n = n;
         at += n;
         out[i] = p;
@@ -182,6 +210,26 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
       if (at !== docs.length) throw new Error('posting sizes do not add up');
       return out;
     };
+    const postings = lists(h.postings, () => new TermPostings(0));
+    {
+      const sizes = view(h.positions.sizes) as Int32Array;
+      const at = view(h.positions.at) as Int32Array;
+      const pos = view(h.positions.pos) as Uint8Array;
+      if (sizes.length !== postings.length || at.length !== postings.reduce((s, p) => s + p.n, 0)) throw new Error('positions do not match the postings');
+      let atFrom = 0;
+      let posFrom = 0;
+      for (let i = 0; i < postings.length; i++) {
+        const p = postings[i];
+        p.at = at.subarray(atFrom, atFrom + p.n);
+        p.pos = pos.subarray(posFrom, posFrom + sizes[i]);
+        p.posN = sizes[i];
+        // every posting's positions within its list's (a damaged file must not send a phrase out of bounds)
+        for (let k = 0; k < p.n; k++) if (p.at[k] < (k ? p.at[k - 1] : 0) || p.at[k] > p.posN) throw new Error('positions out of order');
+        atFrom += p.n;
+        posFrom += sizes[i];
+      }
+      if (posFrom !== pos.length) throw new Error('position sizes do not add up');
+    }
     const columns: Record<string, ArrayBufferView> = {};
     for (const [name, s] of Object.entries(h.columns)) {
       columns[name] = view(s);
@@ -190,21 +238,23 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
     const st: IndexState = {
       scalars: h.scalars,
       columns,
-      tokens: view(h.tokens) as Int32Array,
       text: view(h.text) as Uint8Array,
       strings: h.strings,
       channelShow: h.channelShow,
+      postings,
+      pairs: { minDf: h.pairs.minDf, builtAt: h.pairs.builtAt, terms: view(h.pairs.terms) as Int32Array, keys: view(h.pairs.keys) as Int32Array, lists: lists(h.pairs.lists, () => new DocList(0)) },
       lists: {
-        postings: lists(h.lists.postings),
-        topics: lists(h.lists.topics),
-        kindDocs: lists(h.lists.kindDocs),
-        liveDocs: lists(h.lists.liveDocs),
-        geoDocs: lists(h.lists.geoDocs),
-        channelDocs: lists(h.lists.channelDocs),
+        topics: lists(h.lists.topics, () => new Postings(0)),
+        kindDocs: lists(h.lists.kindDocs, () => new Postings(0)),
+        liveDocs: lists(h.lists.liveDocs, () => new Postings(0)),
+        geoDocs: lists(h.lists.geoDocs, () => new Postings(0)),
+        channelDocs: lists(h.lists.channelDocs, () => new Postings(0)),
       },
     };
-    if (st.strings.ids.length !== h.scalars.n || st.strings.terms.length !== st.lists.postings.length || st.strings.channelIds.length !== st.lists.channelDocs.length) return undefined;
+    if (st.strings.ids.length !== h.scalars.n || st.strings.terms.length !== st.postings.length || st.strings.channelIds.length !== st.lists.channelDocs.length) return undefined;
     if (st.text.length !== h.scalars.textLength) return undefined;
+    const paired = st.pairs.terms.length;
+    if (st.pairs.terms.some((t) => t < 0 || t >= st.postings.length) || st.pairs.keys.length !== st.pairs.lists.length || st.pairs.keys.some((k) => k < 0 || k >= paired * paired)) return undefined;
     return { index: SearchIndex.restore(st), version: h.version };
   } catch {
     return undefined;

@@ -29,7 +29,6 @@ export function impactsOf(index: SearchIndex, term: number, idf: number, avgLen:
   return impacts;
 }
 
-
 /**
  * A term's best documents by `score` (higher first; ties in any order), at most eight champion lists' worth
  * (`8 * tuning.champions`, about 100 KiB at the default size),
@@ -45,7 +44,9 @@ export function deepList(index: SearchIndex, key: string, p: Postings, score: (d
     index.deepLists.set(key, known);
     return known;
   }
-  const best = bestOf(index, p.docs, p.tf, p.n, 8 * index.tuning.champions, score);
+  const scores = scratchScores(p.n);
+  for (let i = 0; i < p.n; i++) scores[i] = index.alive[p.docs[i]] ? score(p.docs[i], p.tf[i]) : NaN;
+  const best = bestOf(p.docs, p.tf, p.n, 8 * index.tuning.champions, scores);
   const order = Array.from(best.docs.keys()).sort((a, b) => best.scores[b] - best.scores[a]);
   const list: DeepList = { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), scores: Float64Array.from(order, (i) => best.scores[i]), cutoff: best.cutoff };
   index.rememberDeepList(key, list);
@@ -83,25 +84,53 @@ export function phraseChampion(index: SearchIndex, key: string, l: List): Champi
 /** The `tuning.champions` best documents of a posting list by BM25 + static score, or undefined when all of them fit. */
 function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, idf: number): Champion | undefined {
   const avgLen = index.averageLength;
+  const { alive, docLen, staticScore } = index;
   let maxBm25 = 0;
-  const best = bestOf(index, pdocs, ptf, n, index.tuning.champions, (d, tf) => {
-    const bm25 = bm25Of(idf, tf, index.docLen[d], avgLen);
+  const scores = scratchScores(n);
+  for (let i = 0; i < n; i++) {
+    const d = pdocs[i];
+    if (!alive[d]) {
+      scores[i] = NaN;
+      continue;
+    }
+    const bm25 = bm25Of(idf, ptf[i], docLen[d], avgLen);
     if (bm25 > maxBm25) maxBm25 = bm25;
-    return bm25 + index.staticScore[d];
-  });
+    scores[i] = bm25 + staticScore[d];
+  }
+  const best = bestOf(pdocs, ptf, n, index.tuning.champions, scores);
   if (best.cutoff === -Infinity) return undefined; // every document fits: no champion list needed
-  // ascending documents (unions and cursors need them so), their term frequencies alongside
-  const order = Array.from(best.docs.keys()).sort((a, b) => best.docs[a] - best.docs[b]);
-  return { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), score: Float64Array.from(order, (i) => best.scores[i]), threshold: best.threshold, maxBm25 };
+  // ascending documents (unions and cursors need them so), their term frequencies alongside:
+  // each kept document and its place in the heap in one number, sorted as numbers
+  const size = best.docs.length;
+  const byDoc = new Float64Array(size);
+  for (let i = 0; i < size; i++) byDoc[i] = best.docs[i] * size + i;
+  byDoc.sort();
+  const docs = new Int32Array(size);
+  const tf = new Uint8Array(size);
+  const score = new Float64Array(size);
+  for (let j = 0; j < size; j++) {
+    const i = byDoc[j] % size;
+    docs[j] = best.docs[i];
+    tf[j] = best.tf[i];
+    score[j] = best.scores[i];
+  }
+  return { docs, tf, score, threshold: best.threshold, maxBm25 };
+}
+
+let scoreScratch = new Float64Array(0);
+/** Room for `n` scores (shared: used before the next call). */
+function scratchScores(n: number): Float64Array {
+  if (scoreScratch.length < n) scoreScratch = new Float64Array(Math.max(n, scoreScratch.length * 2));
+  return scoreScratch;
 }
 
 let heapScores = new Float64Array(0);
 /**
- * The `k` best live documents of a posting list by `score` (a bounded min-heap; in heap order),
- * their term frequencies and scores, the worst kept score (`threshold`) and the best score left
- * out (-Infinity: none left out).
+ * The `k` best documents of a posting list by their scores along it (`all`; NaN: a dead
+ * document, left out), in a bounded min-heap (in heap order): their term frequencies and scores,
+ * the worst kept score (`threshold`) and the best score left out (-Infinity: none left out).
  */
-function bestOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, k: number, score: (d: number, tf: number) => number) {
+function bestOf(pdocs: Int32Array, ptf: Uint8Array, n: number, k: number, all: Float64Array) {
   if (heapScores.length < k) heapScores = new Float64Array(k);
   const scores = heapScores;
   const docs = new Int32Array(k);
@@ -109,10 +138,10 @@ function bestOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: numbe
   let size = 0;
   let cutoff = -Infinity;
   for (let i = 0; i < n; i++) {
+    const s = all[i];
+    if (s !== s) continue;
     const d = pdocs[i];
-    if (!index.alive[d]) continue;
     const tf = ptf[i];
-    const s = score(d, tf);
     if (size < k) {
       let j = size++;
       while (j > 0) {
