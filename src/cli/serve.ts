@@ -5,7 +5,7 @@
  * server) runs.
  */
 import type { Command } from 'commander';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { reachableHost } from '../platform/transport/listener.ts';
@@ -48,8 +48,14 @@ async function serverTlsMaker(settings: ServeSettings, dataDir: string | undefin
   if (tlsCert !== undefined && tlsKey !== undefined) return () => ({ cert: readFileSync(tlsCert), key: readFileSync(tlsKey), caFile: undefined });
   // The local CA (X.509 making) is loaded only for a start that serves TLS.
   const { localServerTls } = await import('../platform/transport/localCa.ts');
-  // In memory nothing is kept: the CA lives in a fresh temporary directory, trusted for this run only.
-  return () => localServerTls(dataDir === undefined ? mkdtempSync(join(tmpdir(), 'cloudtwin-tls-')) : join(dataDir, 'tls'), settings.allowedHosts);
+  if (dataDir !== undefined) return () => localServerTls(join(dataDir, 'tls'), settings.allowedHosts);
+  // In memory nothing is kept: a CA for this run only, its keys in memory, its certificate (for
+  // clients to trust) in a temporary directory removed when the process exits.
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudtwin-tls-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return localServerTls(dir, settings.allowedHosts, { keys: 'memory' });
+  };
 }
 
 /** The `serve` command's action. */

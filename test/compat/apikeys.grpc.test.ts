@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect as h2connect } from 'node:http2';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import '../support/quietClientWarnings.ts';
@@ -190,6 +192,64 @@ describe('@google-cloud/apikeys over gRPC with TLS (local CA, channel credential
       assert.equal(got.uid, key.uid);
     } finally {
       await client.close();
+    }
+  });
+
+  it('serves TLS only: gRPC on an insecure channel is UNAVAILABLE, cleartext HTTP/1.1 gets a 400 naming the https address', async () => {
+    const client = insecureClient(server.port);
+    try {
+      await rejectsWithCode(client.getKey({ name: `${DEMO_PARENT}/keys/none` }, { retry: null, timeout: 5000 } as never), 14);
+    } finally {
+      await client.close();
+    }
+    const res = await fetch(`${server.url.replace('https:', 'http:')}/_twin/v1/health`);
+    assert.equal(res.status, 400);
+    assert.equal(await res.text(), `This port speaks TLS only: use ${server.url}\n`);
+  });
+});
+
+/** The server's resident memory (VmRSS) and its peak since the last reset (VmHWM), in bytes. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+describe('a gzip bomb over gRPC, without a token', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, () => {
+  const served = serverHooks([]);
+
+  it('is refused RESOURCE_EXHAUSTED once its inflated size passes 4 MiB; the server grows by less than 50 MB', async () => {
+    // 1 MB on the wire that inflates to 1 GiB: 16 gzip members of 64 MiB of zeros each.
+    const member = gzipSync(Buffer.alloc(64 << 20));
+    const message = Buffer.concat(Array.from({ length: Math.ceil((1 << 20) / member.length) }, () => member));
+    const framed = Buffer.concat([Buffer.from([1]), Buffer.alloc(4), message]);
+    framed.writeUInt32BE(message.length, 1);
+    const pid = served().proc.pid!;
+    const session = h2connect(served().url);
+    try {
+      const call = (body: Buffer, headers: Record<string, string>) =>
+        new Promise<Record<string, unknown>>((resolve, reject) => {
+          const stream = session.request({ ':method': 'POST', ':path': '/google.api.apikeys.v2.ApiKeys/GetKey', 'content-type': 'application/grpc', te: 'trailers', ...headers });
+          let meta: Record<string, unknown> = {};
+          stream.on('response', (h) => (meta = { ...h }));
+          stream.on('trailers', (t) => (meta = { ...meta, ...t }));
+          stream.on('error', reject);
+          stream.resume();
+          stream.on('close', () => resolve(meta));
+          stream.end(body);
+        });
+      // The first call loads the gRPC server; the bomb is measured from after it.
+      assert.equal((await call(Buffer.from([0, 0, 0, 0, 0]), {}))['grpc-status'], '16');
+      writeFileSync(`/proc/${pid}/clear_refs`, '5'); // VmHWM := VmRSS
+      const before = memoryOf(pid);
+      const answer = await call(framed, { 'grpc-encoding': 'gzip' });
+      const after = memoryOf(pid);
+      assert.equal(answer['grpc-status'], '8', JSON.stringify(answer));
+      assert.match(decodeURIComponent(String(answer['grpc-message'])), /^Received message larger than max/);
+      const grewMb = (after.peak - before.rss) / 1e6;
+      assert.ok(grewMb < 50, `the server grew by ${grewMb.toFixed(1)} MB`);
+    } finally {
+      session.close();
     }
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -311,6 +312,30 @@ describe('cloudtwin serve: --world and --in-memory', () => {
     await createDemoKey(inMemory.url, await aliceToken(inMemory.url, adminToken), 'in-memory');
     assert.equal(await inMemory.stop(), 0);
     assert.deepEqual(readdirSync(inMemoryCwd), [], 'nothing written in the working directory');
+  });
+});
+
+describe('cloudtwin serve: --in-memory --tls', () => {
+  it('keeps the local CA for the run only: no private key on disk, its certificate removed at exit', async () => {
+    const cwd = tmp('cloudtwin-mem-tls-');
+    try {
+      const p = await spawnReady(process.execPath, [BIN, 'serve', '--port', '0', '--in-memory', '--tls'], /^TLS certificate from the local CA (\S+) /m, { cwd, env: childEnv() });
+      const caFile = p.ready[1];
+      const caDir = join(caFile, '..');
+      assert.match(p.stdout(), /^cloudtwin listening on https:\/\/127\.0\.0\.1:\d+$/m);
+      assert.deepEqual(readdirSync(caDir), ['ca.pem'], 'the CA certificate only, no key');
+      const url = /^cloudtwin listening on (\S+)$/m.exec(p.stdout())![1];
+      const health = await new Promise<number>((resolve, reject) =>
+        httpsGet(`${url}/_twin/v1/health`, { ca: readFileSync(caFile) }, (res) => resolve(res.statusCode!)).on('error', reject),
+      );
+      assert.equal(health, 200, 'the certificate is valid for the run');
+      p.proc.kill('SIGTERM');
+      assert.equal((await p.exited).code, 0);
+      assert.throws(() => statSync(caDir), /ENOENT/, 'the temporary directory is gone');
+      assert.deepEqual(readdirSync(cwd), [], 'nothing written in the working directory');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
 

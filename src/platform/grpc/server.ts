@@ -1,6 +1,5 @@
 import { type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Stream, constants as http2constants } from 'node:http2';
-import { gunzip, inflate } from 'node:zlib';
-import { promisify } from 'node:util';
+import { type ZlibOptions, gunzip, inflate } from 'node:zlib';
 import type { ApiMethod, Credentials } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, type CanonicalStatus, GRPC_CODE, internalError } from '../http/errors.ts';
@@ -16,7 +15,8 @@ const ignore = () => {};
 const REFLECTION = /^\/grpc\.reflection\.(v1|v1alpha)\.ServerReflection\/ServerReflectionInfo$/;
 
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-const DECOMPRESS: Record<string, (b: Buffer) => Promise<Buffer>> = { gzip: promisify(gunzip), deflate: promisify(inflate) };
+/** Inflaters by `grpc-encoding`; each stops (ERR_BUFFER_TOO_LARGE) once its output would pass `maxOutputLength`. */
+const DECOMPRESS: Record<string, (b: Buffer, opts: ZlibOptions, done: (err: Error | null, out: Buffer) => void) => void> = { gzip: gunzip, deflate: inflate };
 const ACCEPT_ENCODING = 'identity,deflate,gzip';
 const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 // node:http2 copies headers and options it is given: one object each serves every call.
@@ -336,10 +336,13 @@ class Call {
         const encoding = header(this.#headers, 'grpc-encoding') ?? 'identity';
         const decompress = DECOMPRESS[encoding];
         if (!decompress) return reject(new CallError('UNIMPLEMENTED', `The message is compressed with ${encoding.slice(0, 50)}, which this server does not support (it takes ${ACCEPT_ENCODING}).`));
-        decompress(body).then(
-          (plain) => (plain.length > limit ? reject(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (${plain.length} vs. ${limit})`)) : resolve(plain)),
-          () => reject(new CallError('INVALID_ARGUMENT', `The message could not be decompressed (${encoding}).`)),
-        );
+        // Inflated with a bound, before anything else is done with the call: a small message that
+        // inflates past the limit (a gzip bomb) costs at most the limit, and is refused.
+        decompress(body, { maxOutputLength: limit }, (err, plain) => {
+          if (!err) return resolve(plain);
+          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return reject(new CallError('RESOURCE_EXHAUSTED', `Received message larger than max (over ${limit} bytes decompressed vs. ${limit})`));
+          reject(new CallError('INVALID_ARGUMENT', `The message could not be decompressed (${encoding}).`));
+        });
       };
       stream.on('data', onData);
       stream.once('end', onEnd);

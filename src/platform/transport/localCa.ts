@@ -142,22 +142,25 @@ function subjectNames(hosts: string[]): { dnsNames: string[]; ips: string[] } {
 /**
  * The server's certificate from the local CA in `dir` (created on first use, kept after), for
  * `localhost`, `127.0.0.1`, `::1`, this machine's host name and `hosts` (the listen host and the
- * `--allowed-host` names). Files are owner-only; the CA's key never leaves `dir`.
+ * `--allowed-host` names). Files are owner-only; the CA's key never leaves `dir`. With `keys:
+ * 'memory'` (a run that keeps nothing) the CA is new, and only its certificate is written (for
+ * clients to trust): no private key touches the disk.
  */
-export function localServerTls(dir: string, hosts: string[]): ServerTls {
+export function localServerTls(dir: string, hosts: string[], opts: { keys?: 'disk' | 'memory' } = {}): ServerTls {
+  const onDisk = opts.keys !== 'memory';
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caFile = join(dir, 'ca.pem');
   const caKeyFile = join(dir, 'ca-key.pem');
   let caKey: KeyObject;
   let caPem: string;
-  if (existsSync(caFile) && existsSync(caKeyFile)) {
+  if (onDisk && existsSync(caFile) && existsSync(caKeyFile)) {
     caKey = createPrivateKey(readFileSync(caKeyFile));
     caPem = readFileSync(caFile, 'utf8');
   } else {
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     caKey = pair.privateKey;
     caPem = certificatePem({ subject: 'cloudtwin local CA', issuer: 'cloudtwin local CA', publicKey: pair.publicKey, issuerKey: caKey, issuerPublicKey: pair.publicKey, days: 3650, ca: true });
-    writePrivate(caKeyFile, caKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    if (onDisk) writePrivate(caKeyFile, caKey.export({ type: 'pkcs8', format: 'pem' }) as string);
     writePrivate(caFile, caPem);
   }
   const caPublic = createPublicKey(caKey);
@@ -166,7 +169,9 @@ export function localServerTls(dir: string, hosts: string[]): ServerTls {
   const leafPem = certificatePem({ subject: dnsNames[0], issuer: 'cloudtwin local CA', publicKey: leaf.publicKey, issuerKey: caKey, issuerPublicKey: caPublic, days: 397, ca: false, dnsNames, ips });
   if (!new X509Certificate(leafPem).verify(caPublic)) throw new Error(`the local CA in ${dir} did not produce a valid certificate`);
   const key = leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-  writePrivate(join(dir, 'server.pem'), leafPem + caPem);
-  writePrivate(join(dir, 'server-key.pem'), key);
+  if (onDisk) {
+    writePrivate(join(dir, 'server.pem'), leafPem + caPem);
+    writePrivate(join(dir, 'server-key.pem'), key);
+  }
   return { cert: leafPem + caPem, key, caFile, names: [...dnsNames, ...ips] };
 }
