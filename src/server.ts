@@ -21,7 +21,7 @@ import { SecretBox } from './platform/crypto/secretBox.ts';
 import { createHttpApp } from './platform/http/app.ts';
 import { installCors } from './platform/http/cors.ts';
 import { installLocalSurfaceGuard } from './platform/http/localSurface.ts';
-import { installMetrics } from './platform/http/metrics.ts';
+import { installMetrics, observeRequests } from './platform/http/metrics.ts';
 import { installApiCalls } from './platform/http/apiCalls.ts';
 import { recordGrpcCall } from './platform/grpc/callLog.ts';
 import { Faults } from './platform/faults/faults.ts';
@@ -40,7 +40,7 @@ import { registerConsole } from './console/plugin.ts';
 import { ApiError } from './platform/http/errors.ts';
 import { StartupError } from './startupErrors.ts';
 import { VERSION } from './version.ts';
-import { type Compute, createCompute } from './services/compute/index.ts';
+import { type ComputeMount, mountCompute } from './services/compute/mount.ts';
 import { type BoundPort, type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
 import { GrpcFront } from './platform/grpc/front.ts';
 import { logGrpcCall } from './platform/grpc/callLog.ts';
@@ -88,7 +88,7 @@ export interface Cloudtwin {
   apikeys: ApiKeys;
   media: Media;
   quota: Quota;
-  compute: Compute;
+  compute: ComputeMount;
   journal: Journal;
   faults: Faults;
   worker: Worker;
@@ -142,10 +142,14 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     await verifyMasterKey(store, secrets);
     const { token: adminToken, generated } = resolveAdminToken(opts.adminToken, opts.dataDir, ids);
 
-    const app = createHttpApp({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 4 * 1024 * 1024 });
+    const bodyLimit = opts.bodyLimit ?? 4 * 1024 * 1024;
+    const app = createHttpApp({ logger: opts.logger ?? false, bodyLimit });
     // Browsers: the Google API surfaces answer any origin as googleapis.com does; the admin API and console stay local.
-    installLocalSurfaceGuard(app, { prefixes: LOCAL_SURFACES, allowedHosts: opts.allowedHosts ?? [] });
-    installCors(app, { closedPrefixes: [...LOCAL_SURFACES, '/metrics'] });
+    const guards = (a: FastifyInstance) => {
+      installLocalSurfaceGuard(a, { prefixes: LOCAL_SURFACES, allowedHosts: opts.allowedHosts ?? [] });
+      installCors(a, { closedPrefixes: [...LOCAL_SURFACES, '/metrics'] });
+    };
+    guards(app);
     const clock = new Clock();
     const sharedClock = new SharedClock(store, clock);
     await sharedClock.reload();
@@ -176,14 +180,28 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       values: () => [...faults.injectedCounts.values()].map((c) => ({ value: c.n, labels: { rule: c.rule, method: c.method, action: c.action } })),
     });
     // Before the services' routes: every route with `config.api` is journaled and may be faulted.
-    installApiCalls(app, { journal, faults, resolveKey: (k) => apikeys.identifyKey(k) });
+    const apiCalls = { journal, faults, resolveKey: (k: string) => apikeys.identifyKey(k) };
+    installApiCalls(app, apiCalls);
+    /**
+     * A new app with the platform's hooks, as the main app has them (guards, metrics,
+     * authentication, the journal and fault rules): for a surface built at its first request
+     * (mountLazily), whose routes are then what they would be on the main app.
+     */
+    const surfaceApp = () => {
+      const surface = createHttpApp({ logger: opts.logger ? app.log : false, bodyLimit });
+      guards(surface);
+      observeRequests(surface, metrics.requests);
+      installAuthentication(surface, authenticator);
+      installApiCalls(surface, apiCalls);
+      return surface;
+    };
     registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });
     registerRevokeEndpoint(app, { tokens });
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations, grpc });
     const quota = new Quota(store, clock);
     const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix } });
-    const compute = createCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs });
+    const compute = mountCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs, surfaceApp });
     createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
     registerConsole(app);
     const world = new WorldService(store, iam, ids, credentials);

@@ -3,7 +3,7 @@
  * lazy loading"): real `cloudtwin` processes, with a module hook recording every module they
  * load (npm packages, the sources, and at the ready line or at exit Node's built-in modules).
  * `--version` and `--help` load nothing of the server; `serve` loads neither the gRPC machinery
- * nor the local CA nor the catalogue tools until a request needs them; the PostgreSQL driver,
+ * nor the local CA nor the catalogue tools nor Compute until a request needs them; the PostgreSQL driver,
  * prom-client, yaml and jose are loaded when first needed, never at start on SQLite.
  */
 import assert from 'node:assert/strict';
@@ -32,6 +32,9 @@ const ON_DEMAND: Record<string, RegExp[]> = {
   gRPC: [/^src\/platform\/grpc\/(server|reflection)\.ts$/, /^protobufjs$/],
   TLS: [/^src\/platform\/transport\/localCa\.ts$/],
   'catalogue tools': [/^src\/services\/media\/catalog\/(bulk|generator|remote|progress)\.ts$/, /^cli-progress$/, /^@scure\/bip39$/],
+  // Compute is built at its first request (services/compute/mount.ts): its world tables (catalogue,
+  // the world's kinds, the discovery table), method tables and services.
+  'Compute world': [/^src\/services\/compute\/(index|world|worldMethods|worldReader|worldResources|catalogue|methods)\.ts$/, /^src\/services\/compute\/(instanceTemplate|operation|store|discovery)\//],
   // An ES-module import of node:http reads its WebSocket getter, which loads undici (fetch).
   'an HTTP client': [/^node:internal\/deps\/undici\/undici$/],
 };
@@ -130,7 +133,7 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     await db?.drop();
   });
 
-  it('at the ready line, none of the gRPC, TLS, catalogue-tool or HTTP-client modules is loaded', () => {
+  it('at the ready line, none of the gRPC, TLS, catalogue-tool, Compute-world or HTTP-client modules is loaded', () => {
     assertNoneLoaded(loaded(), Object.keys(ON_DEMAND), 'serve, at the ready line');
   });
 
@@ -182,7 +185,7 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
   });
 });
 
-describe('cloudtwin serve loads the gRPC machinery at the first gRPC call', () => {
+describe('cloudtwin serve loads the gRPC machinery and Compute at their first call', () => {
   let dir: string;
   let proc: ChildProcess;
   let url: string;
@@ -225,5 +228,12 @@ describe('cloudtwin serve loads the gRPC machinery at the first gRPC call', () =
       session.close();
     }
     assert.ok(matching(loaded(), ON_DEMAND.gRPC).length > 0, 'the gRPC machinery is loaded by the call');
+  });
+
+  it('Compute: not at the ready line; after a Compute request (refused: no credentials), yes', async () => {
+    assertNoneLoaded(loaded(), ['Compute world'], 'serve --in-memory, before any Compute request');
+    const res = await fetch(`${url}/compute/v1/projects/demo-project/global/networks`);
+    assert.equal(res.status, 401);
+    assert.ok(matching(loaded(), ON_DEMAND['Compute world']).length > 0, 'Compute is built by the request');
   });
 });

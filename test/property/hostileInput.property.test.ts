@@ -32,7 +32,7 @@ describe('hostile input at every route (property)', () => {
     const key = await createKey(t, { keyId: 'prop-key', body: { displayName: 'kept', annotations: { a: 'b' } } });
     keyId = key.name.split('/').pop();
     extra.set('key', keyId);
-    routes = appRoutes(t.twin.app);
+    routes = await appRoutes(t.twin.app);
     // Warm the token cache so minting does not count as a change.
     await t.call(ALICE, { method: 'GET', url: '/v2/keys:lookupKey?keyString=x' });
     await t.call(MALLORY, { method: 'GET', url: '/v2/keys:lookupKey?keyString=x' });

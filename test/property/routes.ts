@@ -1,6 +1,7 @@
 /** Shared by the property suites: the app's own route table, turned into requests. */
 import type { FastifyInstance } from 'fastify';
-import { type RouteInfo, routesOf } from '../../src/platform/http/routes.ts';
+import { everyRouteOf } from '../../src/platform/http/lazyApp.ts';
+import type { RouteInfo } from '../../src/platform/http/routes.ts';
 import { DEMO } from '../support/world.ts';
 
 /** A plausible value for each path variable the services use; others get a generic id. */
@@ -12,8 +13,8 @@ const PARAM_VALUES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Every route of the app except HEAD/OPTIONS, with a stable order. */
-export function appRoutes(app: FastifyInstance): RouteInfo[] {
-  return [...routesOf(app)].sort((a, b) => (a.url + a.method).localeCompare(b.url + b.method));
+export async function appRoutes(app: FastifyInstance): Promise<RouteInfo[]> {
+  return (await everyRouteOf(app)).sort((a, b) => (a.url + a.method).localeCompare(b.url + b.method));
 }
 
 /** The route's URL with its variables filled: `pick(name)` or the defaults above (`extra` first). */

@@ -24,7 +24,7 @@ describe('secrets are never repeated in answers or logs', () => {
 
   before(async () => {
     const t = await startTestTwin();
-    routes = appRoutes(t.twin.app);
+    routes = await appRoutes(t.twin.app);
     await t.close();
     db = await freshDatabase();
     srv = await startServer({ databaseUrl: db.url, args: ['--log-level', 'trace'] });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { routesOf } from '../../src/platform/http/routes.ts';
+import { everyRouteOf } from '../../src/platform/http/lazyApp.ts';
 import { COMPUTE_SCHEMAS } from '../../src/services/compute/discovery/schema.ts';
 import { startTestTwin } from '../support/twin.ts';
 
@@ -13,7 +13,7 @@ test('every Compute route is its discovery method: id, verb and path as the docu
   const t = await startTestTwin();
   try {
     const byId = new Map(COMPUTE_SCHEMAS.methods.map((m) => [m.id, m]));
-    const compute = routesOf(t.twin.app).filter((r) => r.config.api?.service === 'compute.googleapis.com');
+    const compute = (await everyRouteOf(t.twin.app)).filter((r) => r.config.api?.service === 'compute.googleapis.com');
     assert.ok(compute.length > 100);
     for (const r of compute) {
       const m = byId.get(r.config.api!.id);

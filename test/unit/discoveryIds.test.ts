@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { routesOf } from '../../src/platform/http/routes.ts';
+import { everyRouteOf } from '../../src/platform/http/lazyApp.ts';
 import { startTestTwin } from '../support/twin.ts';
 
 /** Every method id a discovery document declares (resources nested at any depth). */
@@ -25,7 +25,7 @@ const DISCOVERY = fileURLToPath(new URL('../../../shared/discovery/', import.met
 test('every public route names its discovery method id (what fault rules match and the journal records)', async () => {
   const t = await startTestTwin();
   try {
-    const apiRoutes = routesOf(t.twin.app).filter((r) => r.config.api);
+    const apiRoutes = (await everyRouteOf(t.twin.app)).filter((r) => r.config.api);
     assert.ok(apiRoutes.length >= 25);
     const seen = new Map<string, string>();
     for (const r of apiRoutes) {
@@ -49,7 +49,7 @@ test('every public route names its discovery method id (what fault rules match a
 test('the media method ids follow the configured service name', async () => {
   const t = await startTestTwin({ mediaServiceName: 'media.example.com', mediaPathPrefix: '/media' });
   try {
-    const ids = routesOf(t.twin.app).flatMap((r) => (r.config.api?.service === 'media.example.com' ? [r.config.api.id] : []));
+    const ids = (await everyRouteOf(t.twin.app)).flatMap((r) => (r.config.api?.service === 'media.example.com' ? [r.config.api.id] : []));
     assert.deepEqual(ids.sort(), ['media.channels.list', 'media.playlists.list', 'media.search.list', 'media.videos.list']);
   } finally {
     await t.close();

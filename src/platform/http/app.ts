@@ -35,8 +35,8 @@ declare module 'fastify' {
 }
 
 export interface HttpAppOptions {
-  /** The server logger's options (see `createServerLogger`), or false for none. */
-  logger: ServerLoggerOptions | boolean;
+  /** The server logger's options (see `createServerLogger`), or false for none; or the server logger itself (an app built later logs with the main app's). */
+  logger: ServerLoggerOptions | boolean | FastifyBaseLogger;
   /** Request bodies larger than this get 413. */
   bodyLimit: number;
 }
@@ -101,6 +101,8 @@ function selectingSerializer(reply: FastifyReply, sel: FieldSelection, serialize
   return (payload) => serialize(payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload);
 }
 
+const isLogger = (v: unknown): v is FastifyBaseLogger => typeof v === 'object' && v !== null && typeof (v as { child?: unknown }).child === 'function';
+
 /**
  * The Fastify app every service is mounted on: Google error envelopes, system parameters,
  * partial responses, pretty printing, bounded bodies, and JSON errors for everything.
@@ -108,7 +110,7 @@ function selectingSerializer(reply: FastifyReply, sel: FieldSelection, serialize
 export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   // Fastify gets no logger of its own (see createServerLogger): requests log through lazy
   // children of the server's, and the app's `log` is the server's.
-  const log = opts.logger === false ? undefined : createServerLogger(opts.logger);
+  const log = opts.logger === false ? undefined : isLogger(opts.logger) ? (opts.logger as unknown as ReturnType<typeof createServerLogger>) : createServerLogger(opts.logger);
   const app = Fastify({
     logger: false,
     // Fastify's own request lines ('incoming request' at every request) are off: the request log

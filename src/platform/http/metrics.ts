@@ -83,6 +83,17 @@ export function installMetrics(app: FastifyInstance): Metrics {
   const stats = new RequestStats();
   const counters: ExtraCounter[] = [];
   const registry = lazy(() => createRegistry(stats, counters));
+  observeRequests(app, stats);
+  app.get('/metrics', async (_req, reply) => {
+    const r = await registry();
+    reply.type(r.contentType).serializer((p: unknown) => String(p));
+    return r.metrics();
+  });
+  return { addCounter: (c) => counters.push(c), requests: stats };
+}
+
+/** Counts every request `app` completes into `stats` (the main app's /metrics shows them; a surface built later observes into the same). */
+export function observeRequests(app: FastifyInstance, stats: RequestStats): void {
   onRequestCompleted(app, (req, reply, options) => {
     // A route's stats are kept on its config, once per method (no key built and hashed per request).
     const config = options.config as { [ROUTE_STATS]?: RouteStats } | undefined;
@@ -94,12 +105,6 @@ export function installMetrics(app: FastifyInstance): Metrics {
     // A request refused before the app's first hook (a malformed URL) has no start: latency 0.
     stats.observe(s, reply.statusCode, req.receivedAt ? (performance.now() - req.receivedAt) / 1000 : 0);
   });
-  app.get('/metrics', async (_req, reply) => {
-    const r = await registry();
-    reply.type(r.contentType).serializer((p: unknown) => String(p));
-    return r.metrics();
-  });
-  return { addCounter: (c) => counters.push(c), requests: stats };
 }
 
 /** A counter another part of the platform keeps (fault injections), read when /metrics is scraped. */

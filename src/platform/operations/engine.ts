@@ -128,6 +128,7 @@ export class OperationEngine {
   readonly #clock: Clock;
   readonly #log: Log;
   readonly #kinds = new Map<string, OperationKind>();
+  readonly #loaders: { prefix: string; load: () => Promise<unknown> }[] = [];
   #config: OperationsConfig = { mode: 'instant', delayMs: 0 };
   readonly #group: GroupWork[] = [];
   #grouping = false;
@@ -149,6 +150,22 @@ export class OperationEngine {
 
   register(kind: OperationKind): void {
     this.#kinds.set(kind.kind, kind);
+  }
+
+  /**
+   * A service loaded on first use registers its kinds when it loads: `load` (which registers
+   * them) is awaited before an operation whose kind starts with `prefix` and is not registered
+   * yet is completed, so a due operation (delayed mode, or one a restart left) completes even
+   * when no request has loaded its service.
+   */
+  registerLoader(prefix: string, load: () => Promise<unknown>): void {
+    this.#loaders.push({ prefix, load });
+  }
+
+  /** Loads the service of `kind` if it is not registered yet and a loader serves it. */
+  async #knownKind(kind: string): Promise<void> {
+    if (this.#kinds.has(kind)) return;
+    await this.#loaders.find((l) => kind.startsWith(l.prefix))?.load();
   }
 
   get config(): OperationsConfig {
@@ -195,6 +212,7 @@ export class OperationEngine {
   async get(name: string): Promise<OperationRecord | undefined> {
     let rec = await this.#read(name);
     if (rec && !rec.done && rec.dueAt <= this.#clock.nowMs()) {
+      await this.#knownKind(rec.kind);
       await this.tryComplete(name);
       rec = await this.#read(name);
     }
@@ -405,14 +423,17 @@ export class OperationEngine {
   async completeDue(limit = 100): Promise<number> {
     const due = await this.#store.db
       .selectFrom('operations')
-      .select('name')
+      .select(['name', 'kind'])
       .where('done', '=', 0)
       .where('due_at', '<=', this.#clock.nowMs())
       .orderBy('due_at')
       .limit(limit)
       .execute();
     let n = 0;
-    for (const { name } of due) if (await this.tryComplete(name)) n++;
+    for (const { name, kind } of due) {
+      await this.#knownKind(kind);
+      if (await this.tryComplete(name)) n++;
+    }
     return n;
   }
 

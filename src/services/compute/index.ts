@@ -5,7 +5,6 @@ import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
 import type { OperationEngine } from '../../platform/operations/engine.ts';
 import type { Store } from '../../platform/store/store.ts';
-import { batchCompute } from './batchRoute.ts';
 import { instanceTemplateMethods } from './instanceTemplate/methods.ts';
 import { InstanceTemplates } from './instanceTemplate/service.ts';
 import { type ComputeMethod, registerComputeMethods } from './methods.ts';
@@ -27,11 +26,22 @@ export interface Compute {
   purgeForgottenOperations(): Promise<number>;
 }
 
-/** Compute v1: every kind's method table, on one resource store and one operations module (see methods.ts). */
-export function createCompute(
-  app: FastifyInstance,
-  d: { store: Store; clock: Clock; ids: Ids; iam: IamService; access: AccessControl; operations: OperationEngine; waitTimeoutMs?: number },
-): Compute {
+/** What Compute is built from. */
+export interface ComputeDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  iam: IamService;
+  access: AccessControl;
+  operations: OperationEngine;
+  waitTimeoutMs?: number;
+}
+
+/**
+ * Compute v1: every kind's method table, on one resource store and one operations module (see
+ * methods.ts), registered on `app`. The server builds it at its first use (mount.ts).
+ */
+export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   const index = new OperationIndex();
   const resources = new ResourceStore();
   const reader = new ResourceReader(d.store, resources);
@@ -41,6 +51,5 @@ export function createCompute(
   const methods: ComputeMethod[] = [...instanceTemplateMethods(templates), ...operationMethods(operations), ...worldMethods(new ComputeWorldReader(world))];
   registerComputeMethods(app, methods, { iam: d.iam, access: d.access, earlierOperation: (p, requestId) => operations.earlierOperation(p, requestId) });
   unofferedWorldMethods(app, new Set(methods.map((m) => m.id)));
-  batchCompute(app);
   return { operations, purgeForgottenOperations: () => index.purgeOrphans(d.store.db) };
 }
