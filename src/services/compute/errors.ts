@@ -83,3 +83,21 @@ export const invalidFieldEntry = (location: string, value: string, why: string):
   location,
   message: `Invalid value for field '${location}': '${value}'. ${why}`,
 });
+
+/** A bad field of a request body, answered at once: `Invalid value for field 'resource.mtu': '100'. <why>` (reason `invalid`). */
+export const invalidField = (field: string, value: unknown, why: string) =>
+  computeError('INVALID_ARGUMENT', 'invalid', `Invalid value for field '${field}': '${typeof value === 'string' ? value : JSON.stringify(value)}'. ${why}`);
+
+/** A required field left out: `Required field 'resource.name' not specified` (reason `required`). */
+export const requiredField = (field: string) => computeError('INVALID_ARGUMENT', 'required', `Required field '${field}' not specified`);
+
+/**
+ * A resource another still uses cannot be deleted: `The network resource 'projects/P/global/networks/n'
+ * is already being used by 'projects/P/global/firewalls/f'` (400 resourceInUseByAnotherResource).
+ */
+export const resourceInUse = (what: string, path: string, user: string) =>
+  computeError('FAILED_PRECONDITION', 'resourceInUseByAnotherResource', `The ${what} resource '${path}' is already being used by '${user}'`, { httpCode: 400 });
+
+/** A stale or missing fingerprint: 412 conditionNotMet. */
+export const staleFingerprint = (field = 'resource.fingerprint') =>
+  computeError('FAILED_PRECONDITION', 'conditionNotMet', `Invalid fingerprint. Supplied fingerprint does not match current fingerprint.`, { location: field, locationType: 'other', httpCode: 412 });
