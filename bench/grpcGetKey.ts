@@ -12,13 +12,18 @@
 //   2. at one request rate for both, below what either serves (the same wake-ups on both sides);
 //   3. the transport floors, measured the same way: a bare fastify route (HTTP/1.1) against a bare
 //      node:http2 unary answer (bench/baselineGrpcServer.ts), what either transport costs before
-//      any of cloudtwin's work.
+//      any of cloudtwin's work;
+//   4. with a Python that has grpcio (gRPC C-core, which waits for the server's SETTINGS before
+//      its first request): a getKey on a new channel made with the README's idiom, from making the
+//      channel to the answer, against the channel's second call and the same against the bare node:http2
+//      server (target: the first <= 20 ms).
 //
 //   npm run bench:grpc        (env: BENCH_SECONDS=8 per measure and transport, BENCH_CONCURRENCY=8)
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pythonWithGrpc } from '../test/support/python.ts';
 import { cpuMs, deadline, fmt, pinSelf, prepareKey, printSummary, printTable, rssMiB, spawnNode, startBaseline, startCloudtwin, summarize, tempDir } from './lib.ts';
 
 deadline(300);
@@ -97,6 +102,43 @@ async function pair(a: Target, b: Target, rate?: number): Promise<[Row, Row]> {
   return [row(a, acc[0]), row(b, acc[1])];
 }
 
+/**
+ * A getKey on each of `channels` new grpcio channels (the README's idiom) to each target in turn:
+ * ms from making the channel to the first answer, and for the channel's second call.
+ */
+const GRPCIO_FIRST_CALLS = String.raw`
+import json, sys, time, grpc
+token, name, channels, targets = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+b = name.encode()
+request = bytes([0x0a, len(b)]) + b
+ident = lambda x: x
+out = {t: {'first': [], 'second': []} for t in targets}
+for _ in range(channels):
+    for addr in targets:
+        t0 = time.perf_counter()
+        channel = grpc.secure_channel(addr, grpc.composite_channel_credentials(
+            grpc.local_channel_credentials(), grpc.access_token_call_credentials(token)))
+        get_key = channel.unary_unary('/google.api.apikeys.v2.ApiKeys/GetKey', request_serializer=ident, response_deserializer=ident)
+        get_key(request, timeout=10)
+        t1 = time.perf_counter()
+        get_key(request, timeout=10)
+        t2 = time.perf_counter()
+        channel.close()
+        out[addr]['first'].append((t1 - t0) * 1000)
+        out[addr]['second'].append((t2 - t1) * 1000)
+print(json.dumps(out))
+`;
+
+type FirstCalls = { first: number[]; second: number[] };
+
+/** grpcio's first and second calls on new channels to each of `urls`, alternating. */
+async function grpcioFirstCalls(python: string, urls: string[], token: string, keyName: string, channels: number): Promise<FirstCalls[]> {
+  const hosts = urls.map((u) => new URL(u).host);
+  const { stdout } = await run(python, ['-c', GRPCIO_FIRST_CALLS, token, keyName, String(channels), ...hosts], { timeout: 180_000 });
+  const out = JSON.parse(stdout) as Record<string, FirstCalls>;
+  return hosts.map((h) => out[h]);
+}
+
 type Row = { target: string; calls: string; 'calls/s': number; 'p50 ms': number; 'p99 ms': number; 'server CPU us/call': number; failed: string };
 
 function row(t: Target, r: { calls: number; cpuMs: number; lat: number[]; failed: number }): Row {
@@ -133,6 +175,13 @@ try {
   );
   printTable(`3. the transport floors at concurrency ${concurrency}, as fast as they answer`, [restBare, grpcBare]);
 
+  const python = pythonWithGrpc();
+  const [grpcio, grpcioFloor] = python ? await grpcioFirstCalls(python, [twin.url, grpcFloor.url], token, keyName, 30) : [];
+  const grpcioLine = (ms: number[]) => {
+    const s = summarize(ms);
+    return `p50 ${fmt(s.p50, 1)} ms, max ${fmt(s.max, 1)} ms`;
+  };
+
   // Every call succeeded: h2load sees HTTP 200 either way, the server's metrics count gRPC statuses (as their HTTP codes).
   const metrics = await (await fetch(`${twin.url}/metrics`)).text();
   const failures = metrics.split('\n').filter((l) => /GetKey|keys\/\{key\}/i.test(l) && /code="(?!200)/.test(l) && !l.startsWith('#'));
@@ -146,6 +195,11 @@ try {
     ['gRPC / REST server CPU', `${ratio.toFixed(2)}x at concurrency ${concurrency} (target <= 1.5x: ${ratio <= 1.5 ? 'MET' : 'NOT MET'})`],
     ['  at equal rate', `${cpuRatio(grpcEq, restEq).toFixed(2)}x offered ${rate.toLocaleString('en-US')} calls/s each, served ${fmt(grpcEq['calls/s'], 0)} / ${fmt(restEq['calls/s'], 0)} (${us(grpcEq)} vs ${us(restEq)})`],
     ['transport floors', `bare fastify route ${us(restBare)}, bare node:http2 unary ${us(grpcBare)} (${cpuRatio(grpcBare, restBare).toFixed(2)}x)`],
+    [
+      'grpcio (C-core), new channel',
+      grpcio ? `first call ${grpcioLine(grpcio.first)} (target p50 <= 20 ms: ${summarize(grpcio.first).p50 <= 20 ? 'MET' : 'NOT MET'}); its second call ${grpcioLine(grpcio.second)}; ${grpcio.first.length} channels` : 'not measured: no python3 with grpcio (apt-get install python3-grpcio)',
+    ],
+    ...(grpcioFloor ? [['  bare node:http2 server', `first call ${grpcioLine(grpcioFloor.first)}, second ${grpcioLine(grpcioFloor.second)} (same channels, alternating)`] as [string, string]] : []),
     ['server RSS', `${fmt(startupRss)} MiB at the ready line, ${fmt(idleRssBeforeGrpc)} MiB before any gRPC call, ${fmt(rssAfterFirstGrpc)} MiB after the first (gRPC loads then)`],
     ['ready line', `${twin.readyMs.toFixed(0)} ms after spawn`],
     ['failed calls', `${failedCalls} (h2load), ${failures.length ? failures.join('; ') : 'none'} (server metrics)`],

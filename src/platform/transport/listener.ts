@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, createServer as createHttp2Server, constants as h2 } from 'node:http2';
+import { type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, createServer as createHttp2Server, constants as h2 } from 'node:http2';
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 
@@ -120,7 +120,7 @@ function prefaceState(buf: Buffer): 'yes' | 'maybe' | 'no' {
 }
 
 /** `application/grpc`, `application/grpc+proto`, `application/grpc;...`: a gRPC call. */
-export function isGrpcContentType(value: unknown): boolean {
+function isGrpcContentType(value: unknown): boolean {
   return typeof value === 'string' && value.startsWith('application/grpc') && (value.length === 16 || value[16] === '+' || value[16] === ';');
 }
 
@@ -137,25 +137,8 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
   const sockets = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
   const idleTimeoutMs = opts.idleTimeoutMs ?? 10_000;
-  const grpc = appl.grpc;
 
-  const http2 = createHttp2Server({
-    maxSessionMemory: HTTP2_LIMITS.maxSessionMemory,
-    maxSessionRejectedStreams: HTTP2_LIMITS.maxSessionRejectedStreams,
-    maxSessionInvalidFrames: HTTP2_LIMITS.maxSessionInvalidFrames,
-    maxSettings: HTTP2_LIMITS.maxSettings,
-    maxHeaderListPairs: HTTP2_LIMITS.maxHeaderListPairs,
-    streamResetBurst: HTTP2_LIMITS.streamResetBurst,
-    streamResetRate: HTTP2_LIMITS.streamResetRate,
-    settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, maxHeaderListSize: HTTP2_LIMITS.maxHeaderListSize },
-  } as Parameters<typeof createHttp2Server>[0]);
-  http2.on('session', (session: ServerHttp2Session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-    session.setTimeout(HTTP2_SESSION_IDLE_MS, () => session.close());
-  });
-  http2.on('request', grpc ? (req: Http2ServerRequest, res: Http2ServerResponse) => (isGrpcContentType(req.headers['content-type']) ? grpc(req, res) : appl.http2Request(req, res)) : appl.http2Request);
-
+  const http2 = serveHttp2(appl, sessions);
   const http1 = serveHttp1(appl.http1, idleTimeoutMs);
 
   // The handshake must be done within the idle limit too (Node's default is 120 s).
@@ -206,7 +189,7 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
   const reachable = reachableHost(opts.host);
   const hostText = reachable.includes(':') ? `[${reachable}]` : reachable;
   const transports = opts.tls ? ['https/1.1', 'h2'] : ['http/1.1', 'h2c'];
-  if (grpc) transports.push(opts.tls ? 'grpc+tls' : 'grpc');
+  if (appl.grpc) transports.push(opts.tls ? 'grpc+tls' : 'grpc');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -224,6 +207,32 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
     })());
 
   return { host: opts.host, port, url: `${opts.tls ? 'https' : 'http'}://${hostText}:${port}`, transports, close };
+}
+
+/**
+ * The HTTP/2 side of the port: one node:http2 server for every HTTP/2 connection (each handed
+ * over with `emit('connection')`), its flood limits, its sessions tracked for the drain, and
+ * each stream sent by its content-type to the gRPC handler or to the REST routes.
+ */
+function serveHttp2(appl: Application, sessions: Set<ServerHttp2Session>): Http2Server {
+  const server = createHttp2Server({
+    maxSessionMemory: HTTP2_LIMITS.maxSessionMemory,
+    maxSessionRejectedStreams: HTTP2_LIMITS.maxSessionRejectedStreams,
+    maxSessionInvalidFrames: HTTP2_LIMITS.maxSessionInvalidFrames,
+    maxSettings: HTTP2_LIMITS.maxSettings,
+    maxHeaderListPairs: HTTP2_LIMITS.maxHeaderListPairs,
+    streamResetBurst: HTTP2_LIMITS.streamResetBurst,
+    streamResetRate: HTTP2_LIMITS.streamResetRate,
+    settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, maxHeaderListSize: HTTP2_LIMITS.maxHeaderListSize },
+  } as Parameters<typeof createHttp2Server>[0]);
+  server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    session.setTimeout(HTTP2_SESSION_IDLE_MS, () => session.close());
+  });
+  const grpc = appl.grpc;
+  server.on('request', grpc ? (req: Http2ServerRequest, res: Http2ServerResponse) => (isGrpcContentType(req.headers['content-type']) ? grpc(req, res) : appl.http2Request(req, res)) : appl.http2Request);
+  return server;
 }
 
 /**
