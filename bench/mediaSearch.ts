@@ -8,8 +8,9 @@
 //
 //   npm run bench:media         (env: MEDIA_BENCH_SIZES=10000,100000,1000000  MEDIA_BENCH_SECONDS=10
 //                                 MEDIA_BENCH_STORE=sqlite|postgres  MEDIA_BENCH_DATABASE_URL=postgres://...
-//                                 MEDIA_BENCH_KEEP=/tmp/media-bench: SQLite catalogues are generated once into
-//                                 <dir>/<size> and reused by later runs (seed 42; delete the directory to regenerate))
+//                                 MEDIA_BENCH_KEEP=/tmp/media-bench: catalogues are generated once and reused by later
+//                                 runs (seed 42), with a snapshot of their index: SQLite in <dir>/<size>, PostgreSQL in
+//                                 the schema bench_media_keep_<size> (its snapshot in <dir>/pg-<size>); delete them to regenerate)
 //
 // The mix is test/support/mediaQueryMix.ts (the parity test asks it too).
 // Besides the concurrent figures, every query of the mix is also run alone (one caller, engine
@@ -69,10 +70,14 @@ async function runSize(size: number): Promise<SizeResult> {
   let store: Store;
   if (storeKind === 'postgres') {
     if (!databaseUrl) throw new Error('MEDIA_BENCH_STORE=postgres needs MEDIA_BENCH_DATABASE_URL or CLOUDTWIN_TEST_DATABASE_URL');
-    schema = `bench_media_${size}_${process.pid}`;
+    schema = keepDir ? `bench_media_keep_${size}` : `bench_media_${size}_${process.pid}`;
     const admin = await Store.open({ databaseUrl });
-    await sql.raw(`CREATE SCHEMA ${schema}`).execute(admin.db);
+    await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${schema}`).execute(admin.db);
     await admin.close();
+    if (keepDir) {
+      dataDir = join(keepDir, `pg-${size}`);
+      mkdirSync(dataDir, { recursive: true });
+    }
     const u = new URL(databaseUrl);
     u.searchParams.set('options', `-c search_path=${schema}`);
     store = await Store.open({ databaseUrl: u.toString() });
@@ -85,7 +90,8 @@ async function runSize(size: number): Promise<SizeResult> {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     let lastReport = 0;
-    const kept = keepDir !== undefined && (await store.db.selectFrom('media_videos').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n > 0;
+    // kept only when whole (a run stopped while generating leaves part of it: generating again writes the same entries)
+    const kept = keepDir !== undefined && Number((await store.db.selectFrom('media_videos').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) === size;
     if (!kept) await generateInto(storeTarget(store), { videos: size, seed: 42 }, generatedCount(size), (p) => {
       if (p.done - lastReport >= 200_000) {
         lastReport = p.done;
@@ -108,7 +114,7 @@ async function runSize(size: number): Promise<SizeResult> {
     const memory = process.memoryUsage();
     const heapMiB = memory.heapUsed / 2 ** 20;
     const arraysMiB = memory.arrayBuffers / 2 ** 20;
-    const dbMiB = (await dbSize(store, dataDir)) / 2 ** 20;
+    const dbMiB = (await dbSize(store, storeKind === 'sqlite' ? dataDir : undefined)) / 2 ** 20;
     process.stderr.write(`  ${size}: generated in ${generateS.toFixed(1)} s (this process's CPU ${generateCpuS.toFixed(1)} s), index ${indexHow} in ${indexS.toFixed(1)} s (CPU ${indexCpuS.toFixed(1)} s) (${engine.size} documents), db ${dbMiB.toFixed(0)} MiB, heap ${heapMiB.toFixed(0)} MiB, typed arrays ${arraysMiB.toFixed(0)} MiB\n`);
 
     const mix = await mediaQueryMix(store.db);
@@ -155,7 +161,7 @@ async function runSize(size: number): Promise<SizeResult> {
     return { size, generateS: kept ? NaN : generateS, indexS, dbMiB, heapMiB, arraysMiB, generateCpuS: kept ? NaN : generateCpuS, indexCpuS, p50: s.p50, p99: s.p99, qps: all.length / elapsed, classes, alone, cold, slowest: slow.slice(0, 8), strategies };
   } finally {
     await store.close();
-    if (schema && databaseUrl) {
+    if (schema && databaseUrl && !keepDir) {
       const admin = await Store.open({ databaseUrl });
       await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(admin.db);
       await admin.close();

@@ -4,7 +4,6 @@ import { type CatalogVersion, type MediaTable, readVersion } from '../catalog/re
 import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult } from '../catalog/types.ts';
 import { evaluate } from './evaluate.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
-import { staticScores } from './scoring.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
 import { buildChampions } from './topDocuments.ts';
 
@@ -93,7 +92,7 @@ export class MediaSearch implements MediaSearchEngine {
       if (snap) {
         Object.assign(snap.index.tuning, this.#index.tuning);
         snap.index.refreshPairs();
-        snap.index.staticScore = staticScores(snap.index);
+        snap.index.refreshRecords();
         buildChampions(snap.index);
         this.#index = snap.index;
         this.#version = snap.version;
@@ -135,7 +134,7 @@ export class MediaSearch implements MediaSearchEngine {
     }
     if (from === 0) index.trim();
     index.refreshPairs();
-    index.staticScore = staticScores(index);
+    index.refreshRecords();
     index.orderings.clear();
     index.clearScored();
     index.clearPhrases();

@@ -2,6 +2,8 @@ import { FLAG, type Attrs } from '../catalog/format.ts';
 import type { MediaKind } from '../catalog/types.ts';
 import { DESCRIPTION_LIMIT } from '../response.ts';
 import { PairIndex, type PairState } from './pairs.ts';
+import type { Dense } from './postingLists.ts';
+import { staticScoreOf } from './scoring.ts';
 import { words } from './text.ts';
 import type { MediaRow } from '../../../platform/store/schema.ts';
 
@@ -37,7 +39,6 @@ const FIELD_BREAK = -1;
  */
 const DESCRIPTION_KEPT = DESCRIPTION_LIMIT + 1;
 const utf8 = new TextEncoder();
-const fromUtf8 = new TextDecoder();
 /** Bounds of the phrase cache: phrases, and document numbers over all of them (4 bytes each). */
 const PHRASE_CACHE_ENTRIES = 512;
 const PHRASE_CACHE_INTS = 8 << 20;
@@ -73,6 +74,14 @@ export interface StrategyStats {
   walk: number;
   scan: number;
 }
+
+/**
+ * The words of a document's record (SearchIndex.records), `words` per document. `gate`: what
+ * every search checks first (bit 0 alive, bits 1-3 the kind, one bit each, bits 4-5 the
+ * safe-search rating, bits 8-23 the flags); `length`: its length in words (BM25's); `staticScore`:
+ * its popularity + freshness (float32, see scoring.ts); `language`: its language's number.
+ */
+export const RECORD = { words: 4, gate: 0, length: 1, staticScore: 2, language: 3 } as const;
 
 /** What the index reads of a catalogue row. */
 export type IndexRow = Omit<MediaRow, 'seq'>;
@@ -186,6 +195,13 @@ export interface Champion {
   tf: Uint8Array;
   /** Each one's BM25 + popularity and freshness. */
   score: Float64Array;
+  /**
+   * Each one's BM25 for the term, and its gate word (RECORD.gate): read along the list, where the
+   * columns cost a cache miss per document at a million documents. Valid until the index changes
+   * (champion lists are made again after each refresh, a phrase's dropped with the phrase).
+   */
+  bm25: Float64Array;
+  gate: Uint32Array;
   /** Positions in `docs`, best score first (see topDocuments.ts `bestFirst`; made at first use). */
   bestFirst?: Int32Array;
   threshold: number;
@@ -195,8 +211,9 @@ export interface Champion {
 /** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see topDocuments.ts `deepList`. */
 export interface DeepList {
   docs: Int32Array;
-  /** The term's frequency in each document (the term's BM25 is computed from it, not looked up again). */
-  tf: Uint8Array;
+  /** The term's BM25 in each document (relevance lists), and each one's gate word (see Champion.gate; deep lists are dropped on any change). */
+  bm25: Float64Array | undefined;
+  gate: Uint32Array;
   scores: Float64Array;
   cutoff: number;
 }
@@ -245,14 +262,13 @@ export class SearchIndex {
   textStart = new Float64Array(0);
   titleBytes = new Int32Array(0);
   /**
-   * What every search checks first, packed in one word per document (one memory access where four
-   * columns cost four cache misses at a million documents): bit 0 alive, bits 1-3 the kind (one
-   * bit each), bits 4-5 the safe-search rating, bits 8-23 the flags. Derived from those columns
-   * (see `gateOf`), not saved in a snapshot.
+   * What a search reads of every candidate, in one record of four 32-bit words per document (at a
+   * million documents, each column read costs a cache miss; a record is one): see RECORD. Derived
+   * from the columns after each refresh (`refreshRecords`), not saved in a snapshot.
    */
-  gate = new Uint32Array(0);
-  /** Popularity + freshness per document (see scoring.ts `staticScores`), set after each refresh. */
-  staticScore = new Float32Array(0);
+  records = new Uint32Array(0);
+  /** The same memory as float32 (RECORD.staticScore). */
+  recordScores = new Float32Array(0);
   ids: string[] = [];
   titles: string[] = [];
 
@@ -262,6 +278,8 @@ export class SearchIndex {
    * a quarter of a search). Outside the JS heap (a typed array), so the collector never walks it.
    */
   text: Uint8Array = new Uint8Array(1 << 16);
+  /** `text` as a Buffer (the same bytes): its UTF-8 decoding of a short range costs a third of TextDecoder's. */
+  #textBuffer = Buffer.from(this.text.buffer, this.text.byteOffset, this.text.byteLength);
   textLength = 0;
   totalLen = 0;
   maxPublished = 0;
@@ -292,6 +310,8 @@ export class SearchIndex {
   phraseInts = 0;
   /** Deep lists of the terms recently searched (least recently used first), dropped on any change. */
   readonly deepLists = new Map<string, DeepList>();
+  /** Term id -> the bit set of a dense term's list (see postingLists.ts `denseOf`), dropped on any change. */
+  readonly dense = new Map<number, Dense>();
   /** Term id -> each posting's BM25 + popularity and freshness, along its posting list (see topDocuments.ts `impactsOf`); least recently used first, dropped on any change. */
   readonly impacts = new Map<number, Float64Array>();
   #impactNumbers = 0;
@@ -373,7 +393,6 @@ export class SearchIndex {
     this.count = grow(this.count);
     this.docLen = grow(this.docLen);
     this.textStart = grow(this.textStart);
-    this.gate = grow(this.gate);
     this.titleBytes = grow(this.titleBytes);
     this.capacity = cap;
   }
@@ -385,6 +404,7 @@ export class SearchIndex {
       const b = new Uint8Array(Math.max(this.text.length * 2, this.textLength + 3 * s.length));
       b.set(this.text.subarray(0, this.textLength));
       this.text = b;
+      this.#textBuffer = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     }
     const { written } = utf8.encodeInto(s, this.text.subarray(this.textLength));
     this.textLength += written;
@@ -396,7 +416,7 @@ export class SearchIndex {
     const start = this.textStart[d];
     const mid = start + this.titleBytes[d];
     const end = d + 1 < this.n ? this.textStart[d + 1] : this.textLength;
-    return { title: fromUtf8.decode(this.text.subarray(start, mid)), description: fromUtf8.decode(this.text.subarray(mid, end)) };
+    return { title: this.#textBuffer.toString('utf8', start, mid), description: this.#textBuffer.toString('utf8', mid, end) };
   }
 
   #termId(word: string): number {
@@ -433,7 +453,6 @@ export class SearchIndex {
     const old = docOf.get(row.id);
     if (old !== undefined) {
       this.alive[old] = 0;
-      this.gate[old] = 0;
       this.live--;
       docOf.delete(row.id);
     }
@@ -471,7 +490,6 @@ export class SearchIndex {
     this.language[d] = this.languages.id(a[13].split('-')[0]);
     this.developer[d] = this.developers.id(a[15]);
     this.count[d] = a[17] ?? 0;
-    this.gate[d] = this.#gateOf(d);
     this.channelDocs[channel].push(d, 1);
     this.kindDocs[this.kind[d]].push(d, 1);
     if (a[4]) this.liveDocs[a[4]].push(d, 1);
@@ -528,6 +546,22 @@ export class SearchIndex {
     return ws.length;
   }
 
+  /** Makes the records (RECORD) again from the columns: after every change, before any search. */
+  refreshRecords(): void {
+    const buffer = new ArrayBuffer(this.n * RECORD.words * 4);
+    const records = new Uint32Array(buffer);
+    const scores = new Float32Array(buffer);
+    for (let d = 0, r = 0; d < this.n; d++, r += RECORD.words) {
+      records[r + RECORD.gate] = this.#gateOf(d);
+      records[r + RECORD.length] = this.docLen[d];
+      scores[r + RECORD.staticScore] = staticScoreOf(this, d);
+      records[r + RECORD.language] = this.language[d];
+    }
+    this.records = records;
+    this.recordScores = scores;
+  }
+
+  /** The gate word (RECORD.gate). */
   #gateOf(d: number): number {
     return this.alive[d] ? 1 | (2 << this.kind[d]) | (this.rating[d] << 4) | (this.flags[d] << 8) : 0;
   }
@@ -543,8 +577,9 @@ export class SearchIndex {
     this.phraseInts = 0;
   }
 
-  /** Drops what depends on the scores (deep lists, impacts): after any change. */
+  /** Drops what is derived from the lists and the scores (dense bit sets, deep lists, impacts): after any change. */
   clearScored(): void {
+    this.dense.clear();
     this.deepLists.clear();
     this.impacts.clear();
     this.#impactNumbers = 0;
@@ -632,6 +667,7 @@ export class SearchIndex {
     x.maxPublished = st.scalars.maxPublished;
     // the snapshot's bytes as they are (a copy is made only when documents are added)
     x.text = st.text;
+    x.#textBuffer = Buffer.from(st.text.buffer, st.text.byteOffset, st.text.byteLength);
     x.textLength = st.scalars.textLength;
     const s = st.strings;
     x.ids = s.ids;
@@ -654,10 +690,7 @@ export class SearchIndex {
     x.languages.restore(s.languages);
     x.regionLists.restore(s.regionLists);
     x.developers.restore(s.developers);
-    for (let d = 0; d < n; d++) {
-      if (x.alive[d]) x.#docOf[x.kind[d]].set(x.ids[d], d);
-      x.gate[d] = x.#gateOf(d);
-    }
+    for (let d = 0; d < n; d++) if (x.alive[d]) x.#docOf[x.kind[d]].set(x.ids[d], d);
     let scratch = 1024;
     while (scratch < x.postings.length) scratch *= 2;
     x.#termScratch(scratch);

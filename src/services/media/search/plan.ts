@@ -1,9 +1,9 @@
 import { FLAG } from '../catalog/format.ts';
 import type { QueryAtom, SearchQuery } from '../catalog/types.ts';
 import { coveringCells, geoCells } from './geoCells.ts';
-import { type Champion, KIND_CODE, type SearchIndex } from './index.ts';
+import { type Champion, KIND_CODE, RECORD, type SearchIndex } from './index.ts';
 import { containsRun, phraseDocs, phraseTf } from './phrases.ts';
-import { advance, type List, list, lowerBound, unionOf } from './postingLists.ts';
+import { advance, denseOf, holds, type List, list, lowerBound, rankIn, unionOf } from './postingLists.ts';
 import { knownRank, orderKey, rankOf } from './rankings.ts';
 import { bm25Of, idfOf, K1, LANGUAGE_BOOST } from './scoring.ts';
 import { phraseChampion } from './topDocuments.ts';
@@ -85,9 +85,10 @@ export interface SearchPlan {
    * The document's BM25 when it passes every filter and requirement, else -1. `fresh`: candidates
    * are not ascending (lists are searched, not advanced). `known`: a requirement the candidate is
    * known to meet (it comes from that clause's own list), with its BM25 there: not searched again
-   * (at a million documents, each search of a long list costs cache misses).
+   * (at a million documents, each search of a long list costs cache misses). `gate`: the
+   * document's gate word, when the caller has it.
    */
-  match(d: number, fresh: boolean, known?: number, knownBm25?: number): number;
+  match(d: number, fresh: boolean, known?: number, knownBm25?: number, gate?: number): number;
   /** The document's ranking key (bigger ranks first). */
   keyOf(d: number, bm25: number): number;
   /** The document's language boost. */
@@ -134,11 +135,12 @@ export function planSearch(index: SearchIndex, query: SearchQuery): SearchPlan |
   const rankedByPlace = order !== 'relevance' && driverN > index.tuning.orderedScanMin / 16;
   const rank = order === 'relevance' ? undefined : rankedByPlace ? rankOf(index, order) : knownRank(index, order);
   const byTitle = order === 'title' && !rank;
-  const boostOf = (d: number): number => (language > 0 && index.language[d] === language ? LANGUAGE_BOOST : 1);
+  const { records, recordScores } = index;
+  const boostOf = (d: number): number => (language > 0 && records[d * RECORD.words + RECORD.language] === language ? LANGUAGE_BOOST : 1);
   const keyOf = (d: number, bm25: number): number => {
     if (rank) return -rank[d];
     if (order !== 'relevance') return orderKey(index, order, d);
-    return (bm25 + index.staticScore[d]) * boostOf(d);
+    return (bm25 + recordScores[d * RECORD.words + RECORD.staticScore]) * boostOf(d);
   };
   const finish = (ranked: number[], total: number): Ranked => ({ docs: ranked.slice(q.offset, q.offset + q.limit), total, hasMore: q.offset + q.limit < Math.min(total, q.maxReachable) });
   const resetCursors = () => {
@@ -328,7 +330,9 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
   const { kindMask, flagMask, flagValue, maxRating, after, before, show, videoFilter, minDuration, maxDuration, videoType, liveState, category, developer, region, loc, locLat, locLng, cosLocLat, maxAngle } = f;
   const scoring = q.order === 'relevance';
   const avgLen = index.averageLength;
-  const { gate, kind, published, duration, channel, channelShow } = index;
+  const { records, kind, published, duration, channel, channelShow } = index;
+  const W = RECORD.words;
+  const LENGTH = RECORD.length;
   const dated = after > -Infinity || before < Infinity;
   const regionOk = new Map<number, boolean>();
   const inRegionList = (l: number) => {
@@ -336,9 +340,8 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
     if (ok === undefined) regionOk.set(l, (ok = index.regionSet(l).has(region!)));
     return ok;
   };
-  return (d: number, fresh: boolean, known = -1, knownBm25 = 0): number => {
-    // alive, kind, rating and flags from one word (see SearchIndex.gate)
-    const g = gate[d];
+  return (d: number, fresh: boolean, known = -1, knownBm25 = 0, g = records[d * W]): number => {
+    // alive, kind, rating and flags from one word (RECORD.gate, the record's first; a caller may have it from a champion or deep list)
     if (!(g & 1) || !((g >>> 1) & kindMask) || ((g >>> 4) & 3) > maxRating || ((g >>> 8) & flagMask) !== flagValue) return -1;
     if (dated) {
       const p = published[d];
@@ -381,12 +384,13 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
       let hit = false;
       let best = 0;
       for (const l of req.lists) {
-        l.pos = fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
-        if (l.pos < l.n && l.docs[l.pos] === d) {
+        const dense = l.dense;
+        l.pos = dense ? rankIn(dense, d) : fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
+        if (dense ? holds(dense, d) : l.pos < l.n && l.docs[l.pos] === d) {
           hit = true;
           if (scoring && req.scored && l.tf) {
             const tf = l.tf[l.pos];
-            const s = bm25Of(l.idf, tf, index.docLen[d], avgLen);
+            const s = bm25Of(l.idf, tf, records[d * W + LENGTH], avgLen);
             if (s > best) best = s;
           }
         }
@@ -395,6 +399,11 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
       bm25 += best;
     }
     for (const l of excluded) {
+      const dense = l.dense;
+      if (dense) {
+        if (holds(dense, d)) return -1;
+        continue;
+      }
       l.pos = fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
       if (l.pos < l.n && l.docs[l.pos] === d) return -1;
     }
@@ -407,10 +416,10 @@ function atomList(index: SearchIndex, atom: QueryAtom, scored: boolean): List | 
   if (atom.words.length === 1) {
     const t = index.terms.get(atom.words[0]);
     const p = t === undefined ? undefined : index.postings[t];
-    return p && p.n ? { ...list(p, idfOf(index, p.n), scored), term: t } : undefined;
+    return p && p.n ? list(p, idfOf(index, p.n), scored, undefined, t, denseOf(index, t!)) : undefined;
   }
   const docs = phraseDocs(index, atom);
   if (!docs.length) return undefined;
   // A phrase scores as one rare term: idf of its documents, term frequency 1 (weighted like a title hit).
-  return { docs, tf: scored ? phraseTf(docs.length) : undefined, n: docs.length, idf: idfOf(index, docs.length) * Math.min(2, atom.words.length), pos: 0 };
+  return list({ docs, tf: phraseTf(docs.length), n: docs.length }, idfOf(index, docs.length) * Math.min(2, atom.words.length), scored);
 }

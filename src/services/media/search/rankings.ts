@@ -1,5 +1,5 @@
 import type { SearchQuery } from '../catalog/types.ts';
-import type { SearchIndex } from './index.ts';
+import { RECORD, type SearchIndex } from './index.ts';
 import type { List } from './postingLists.ts';
 
 /**
@@ -23,7 +23,7 @@ export function orderKey(index: SearchIndex, order: SearchQuery['order'], d: num
     case 'videoCount':
       return kind === 1 ? index.count[d] : -1;
     case 'relevance':
-      return index.staticScore[d];
+      return index.recordScores[d * RECORD.words + RECORD.staticScore];
     default:
       return 0;
   }

@@ -25,14 +25,10 @@ export function idfOf(index: SearchIndex, df: number): number {
   return Math.log(1 + (N - df + 0.5) / (df + 0.5));
 }
 
-/** Popularity and freshness of each document, recomputed after the catalogue changes. */
-export function staticScores(index: SearchIndex): Float32Array<ArrayBuffer> {
-  const out = new Float32Array(index.capacity);
-  for (let d = 0; d < index.n; d++) {
-    const k = index.kind[d];
-    const pop = k === 0 ? Math.log10(1 + index.views[d]) / 7 : k === 1 ? Math.log10(1 + index.likes[d]) / 6 : Math.log10(1 + index.count[d]) / 6;
-    const age = Math.max(0, index.maxPublished - index.published[d]) / DAY_MS;
-    out[d] = POPULARITY_WEIGHT * pop + FRESHNESS_WEIGHT * Math.exp(-age / FRESHNESS_DAYS);
-  }
-  return out;
+/** A document's popularity and freshness (kept as float32 in its record, SearchIndex.records, made again after the catalogue changes). */
+export function staticScoreOf(index: SearchIndex, d: number): number {
+  const k = index.kind[d];
+  const pop = k === 0 ? Math.log10(1 + index.views[d]) / 7 : k === 1 ? Math.log10(1 + index.likes[d]) / 6 : Math.log10(1 + index.count[d]) / 6;
+  const age = Math.max(0, index.maxPublished - index.published[d]) / DAY_MS;
+  return POPULARITY_WEIGHT * pop + FRESHNESS_WEIGHT * Math.exp(-age / FRESHNESS_DAYS);
 }

@@ -1,4 +1,4 @@
-import type { Champion, DeepList, Postings, SearchIndex } from './index.ts';
+import { type Champion, type DeepList, type Postings, RECORD, type SearchIndex } from './index.ts';
 import type { List } from './postingLists.ts';
 import { bm25Of, idfOf } from './scoring.ts';
 
@@ -22,9 +22,13 @@ export function impactsOf(index: SearchIndex, term: number, idf: number, avgLen:
     return impacts;
   }
   const p = index.postings[term];
-  const { docLen, staticScore } = index;
+  const { records, recordScores } = index;
+  const W = RECORD.words;
   impacts = new Float64Array(p.n);
-  for (let i = 0; i < p.n; i++) impacts[i] = bm25Of(idf, p.tf[i], docLen[p.docs[i]], avgLen) + staticScore[p.docs[i]];
+  for (let i = 0; i < p.n; i++) {
+    const r = p.docs[i] * W;
+    impacts[i] = bm25Of(idf, p.tf[i], records[r + RECORD.length], avgLen) + recordScores[r + RECORD.staticScore];
+  }
   index.rememberImpacts(term, impacts);
   return impacts;
 }
@@ -37,7 +41,7 @@ export function impactsOf(index: SearchIndex, term: number, idf: number, avgLen:
  * the score is the term's BM25 + popularity and freshness (champion lists of any depth); for an
  * exact order, minus the place in its ranking (the term's documents in that order).
  */
-export function deepList(index: SearchIndex, key: string, p: Postings, score: (d: number, tf: number) => number): DeepList {
+export function deepList(index: SearchIndex, key: string, p: Postings, score: (d: number, tf: number) => number, bm25?: (d: number, tf: number) => number): DeepList {
   const known = index.deepLists.get(key);
   if (known) {
     index.deepLists.delete(key);
@@ -48,7 +52,14 @@ export function deepList(index: SearchIndex, key: string, p: Postings, score: (d
   for (let i = 0; i < p.n; i++) scores[i] = index.alive[p.docs[i]] ? score(p.docs[i], p.tf[i]) : NaN;
   const best = bestOf(p.docs, p.tf, p.n, 8 * index.tuning.champions, scores);
   const order = Array.from(best.docs.keys()).sort((a, b) => best.scores[b] - best.scores[a]);
-  const list: DeepList = { docs: Int32Array.from(order, (i) => best.docs[i]), tf: Uint8Array.from(order, (i) => best.tf[i]), scores: Float64Array.from(order, (i) => best.scores[i]), cutoff: best.cutoff };
+  const docs = Int32Array.from(order, (i) => best.docs[i]);
+  const list: DeepList = {
+    docs,
+    bm25: bm25 && Float64Array.from(order, (i) => bm25(best.docs[i], best.tf[i])),
+    gate: Uint32Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.gate]),
+    scores: Float64Array.from(order, (i) => best.scores[i]),
+    cutoff: best.cutoff,
+  };
   index.rememberDeepList(key, list);
   return list;
 }
@@ -84,18 +95,20 @@ export function phraseChampion(index: SearchIndex, key: string, l: List): Champi
 /** The `tuning.champions` best documents of a posting list by BM25 + static score, or undefined when all of them fit. */
 function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: number, idf: number): Champion | undefined {
   const avgLen = index.averageLength;
-  const { alive, docLen, staticScore } = index;
+  const { records, recordScores } = index;
+  const W = RECORD.words;
   let maxBm25 = 0;
   const scores = scratchScores(n);
   for (let i = 0; i < n; i++) {
-    const d = pdocs[i];
-    if (!alive[d]) {
+    const r = pdocs[i] * W;
+    // dead (RECORD.gate's bit 0)
+    if (!(records[r + RECORD.gate] & 1)) {
       scores[i] = NaN;
       continue;
     }
-    const bm25 = bm25Of(idf, ptf[i], docLen[d], avgLen);
+    const bm25 = bm25Of(idf, ptf[i], records[r + RECORD.length], avgLen);
     if (bm25 > maxBm25) maxBm25 = bm25;
-    scores[i] = bm25 + staticScore[d];
+    scores[i] = bm25 + recordScores[r + RECORD.staticScore];
   }
   const best = bestOf(pdocs, ptf, n, index.tuning.champions, scores);
   if (best.cutoff === -Infinity) return undefined; // every document fits: no champion list needed
@@ -108,13 +121,17 @@ function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: n
   const docs = new Int32Array(size);
   const tf = new Uint8Array(size);
   const score = new Float64Array(size);
+  const bm25 = new Float64Array(size);
+  const gate = new Uint32Array(size);
   for (let j = 0; j < size; j++) {
     const i = byDoc[j] % size;
-    docs[j] = best.docs[i];
+    const d = (docs[j] = best.docs[i]);
     tf[j] = best.tf[i];
     score[j] = best.scores[i];
+    bm25[j] = bm25Of(idf, tf[j], records[d * W + RECORD.length], avgLen);
+    gate[j] = records[d * W + RECORD.gate];
   }
-  return { docs, tf, score, threshold: best.threshold, maxBm25 };
+  return { docs, tf, score, bm25, gate, threshold: best.threshold, maxBm25 };
 }
 
 let scoreScratch = new Float64Array(0);

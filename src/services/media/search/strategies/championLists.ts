@@ -1,3 +1,4 @@
+import { type Champion, RECORD } from '../index.ts';
 import type { Ranked, SearchPlan } from '../plan.ts';
 import { unionOf } from '../postingLists.ts';
 import { bm25Of } from '../scoring.ts';
@@ -53,10 +54,11 @@ function fromChampionsBestFirst(p: SearchPlan): Ranked | undefined {
       p.resetCursors();
       return undefined;
     }
-    const d = champs[next].docs[orders[next][pos[next]++]];
+    const at = orders[next][pos[next]++];
+    const d = champs[next].docs[at];
     if (seen.has(d)) continue;
     seen.add(d);
-    const bm25 = match(d, true);
+    const bm25 = match(d, true, -1, 0, champs[next].gate[at]);
     if (bm25 < 0) continue;
     matched++;
     topK.offer(d, keyOf(d, bm25));
@@ -75,7 +77,8 @@ function fromChampionsBestFirst(p: SearchPlan): Ranked | undefined {
 function fromChampions(p: SearchPlan): Ranked | undefined {
   const { index, textClauses, reach, maxBoost, avgLen, match, keyOf, boostOf, finish } = p;
   // `tf`: a single-atom clause's term frequencies along `docs` (match need not search that clause's list)
-  let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; score: Float64Array | undefined; idf: number } | undefined;
+  // `champ`: the candidates are one champion list (its BM25 and gate words are read along it)
+  let best: { docs: Int32Array; n: number; bound: number; size: number; clause: number; tf: Uint8Array | undefined; score: Float64Array | undefined; idf: number; champ: Champion | undefined } | undefined;
   const maxes = textClauses.map((c) => Math.max(...c.atoms.map((a) => a.maxBm25)));
   const sumMax = maxes.reduce((a, b) => a + b, 0);
   textClauses.forEach((c, i) => {
@@ -94,19 +97,19 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
     if (!best || bound < best.bound) {
       const u = lists.length === 1 ? lists[0] : unionOf(lists);
       const only = c.atoms.length === 1 ? c.atoms[0] : undefined;
-      best = { docs: u.docs, n: u.n, bound, size, clause: i, tf: only ? (only.champ ? only.champ.tf : only.list.tf) : undefined, score: only?.champ?.score, idf: only ? only.list.idf : 0 };
+      best = { docs: u.docs, n: u.n, bound, size, clause: i, tf: only ? (only.champ ? only.champ.tf : only.list.tf) : undefined, score: only?.champ?.score, idf: only ? only.list.idf : 0, champ: only?.champ };
     }
   });
   if (!best) return undefined;
   const topK = new TopK(index, reach + 1, false);
   let matched = 0;
-  const { tf, idf, clause } = best;
+  const { tf, idf, clause, champ } = best;
   // the only clause's champion scores are the candidates' keys (before the language boost)
   const score = textClauses.length === 1 ? best.score : undefined;
   // champion lists and their unions are ascending: the other lists' cursors only move forward
   for (let i = 0; i < best.n; i++) {
     const d = best.docs[i];
-    const bm25 = tf ? match(d, false, clause, bm25Of(idf, tf[i], index.docLen[d], avgLen)) : match(d, false);
+    const bm25 = champ ? match(d, false, clause, champ.bm25[i], champ.gate[i]) : tf ? match(d, false, clause, bm25Of(idf, tf[i], index.records[d * RECORD.words + RECORD.length], avgLen)) : match(d, false);
     if (bm25 < 0) continue;
     matched++;
     topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25));

@@ -1,3 +1,4 @@
+import { RECORD } from '../index.ts';
 import type { Ranked, SearchPlan } from '../plan.ts';
 import { bm25Of } from '../scoring.ts';
 import { deepList } from '../topDocuments.ts';
@@ -19,8 +20,15 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
   if (c < 0) return undefined;
   const l = textClauses[c].atoms[0].list;
   const term = l.term!;
-  const { docLen, staticScore } = index;
-  const dl = deepList(index, `relevance ${term}`, index.postings[term], (d, tf) => bm25Of(l.idf, tf, docLen[d], avgLen) + staticScore[d]);
+  const { records, recordScores } = index;
+  const W = RECORD.words;
+  const dl = deepList(
+    index,
+    `relevance ${term}`,
+    index.postings[term],
+    (d, tf) => bm25Of(l.idf, tf, records[d * W + RECORD.length], avgLen) + recordScores[d * W + RECORD.staticScore],
+    (d, tf) => bm25Of(l.idf, tf, records[d * W + RECORD.length], avgLen),
+  );
   let rest = 0;
   for (let r = 0; r < textClauses.length; r++) if (r !== c) rest += Math.max(...textClauses[r].atoms.map((a) => a.maxBm25));
   // what a document not yet seen could score at most (a hair above, against rounding in sums taken in another order)
@@ -31,7 +39,7 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
   for (; i < dl.docs.length; i++) {
     if (topK.full && reachable(dl.scores[i]) < topK.worstKey) break;
     const d = dl.docs[i];
-    const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], docLen[d], avgLen));
+    const bm25 = match(d, true, c, dl.bm25![i], dl.gate[i]);
     if (bm25 < 0) continue;
     matched++;
     // the only clause: its deep-list score is the key (before the language boost)

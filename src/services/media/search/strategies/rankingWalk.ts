@@ -1,3 +1,4 @@
+import { RECORD } from '../index.ts';
 import type { Ranked, SearchPlan } from '../plan.ts';
 import { mergedInRankOrder, ordering } from '../rankings.ts';
 import { K1 } from '../scoring.ts';
@@ -65,7 +66,7 @@ function walk(p: SearchPlan, next: () => number, length: number, budget: number,
     }
     if (topK.full) {
       if (exact) break;
-      if ((maxBm25 + index.staticScore[d]) * maxBoost < topK.worstKey) break;
+      if ((maxBm25 + index.recordScores[d * RECORD.words + RECORD.staticScore]) * maxBoost < topK.worstKey) break;
     }
     if (i > budget) break;
     const bm25 = match(d, true, known);

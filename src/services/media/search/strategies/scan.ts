@@ -1,3 +1,4 @@
+import { RECORD } from '../index.ts';
 import type { Ranked, SearchPlan } from '../plan.ts';
 import { unionOf } from '../postingLists.ts';
 import { bm25Of } from '../scoring.ts';
@@ -39,7 +40,7 @@ export function byScan(p: SearchPlan): Ranked {
   for (let i = 0; i < driverN; i++) {
     const d = driver ? driver[i] : i;
     if (pl) {
-      if ((impact ? impact[i] : bm25Of(pl.idf, pl.tf![i], index.docLen[d], avgLen) + index.staticScore[d]) < pruneBelow) {
+      if ((impact ? impact[i] : bm25Of(pl.idf, pl.tf![i], index.records[d * RECORD.words + RECORD.length], avgLen) + index.recordScores[d * RECORD.words + RECORD.staticScore]) < pruneBelow) {
         skipped++;
         continue;
       }
