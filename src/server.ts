@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { registerAdmin } from './admin/plugin.ts';
+import type { AdminContext } from './admin/context.ts';
 import { SnapshotService } from './admin/snapshotService.ts';
 import { WorldService } from './admin/worldService.ts';
 import { AccessTokens } from './platform/auth/accessTokens.ts';
@@ -22,6 +22,7 @@ import { createHttpApp } from './platform/http/app.ts';
 import { installCors } from './platform/http/cors.ts';
 import { installLocalSurfaceGuard } from './platform/http/localSurface.ts';
 import { installMetrics, observeRequests } from './platform/http/metrics.ts';
+import { mountLazily } from './platform/http/lazyApp.ts';
 import { installApiCalls } from './platform/http/apiCalls.ts';
 import { recordGrpcCall } from './platform/grpc/callLog.ts';
 import { Faults } from './platform/faults/faults.ts';
@@ -220,7 +221,18 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       await reloadSharedSettings();
     };
     const snapshots = new SnapshotService(store, secrets, iam, afterStateChange);
-    registerAdmin(app, { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota, serving, faults, journal });
+    // The admin API is built at its first request (a start that gets none, a test suite's fixture
+    // among them, never loads its routes).
+    const adminContext: AdminContext = { adminToken, version: VERSION, store, clock, sharedClock, iam, world, snapshots, tokens, serviceAccountKeys, operations, quota, serving, faults, journal };
+    mountLazily(app, {
+      prefix: '/_twin/v1/',
+      build: async () => {
+        const admin = surfaceApp();
+        (await import('./admin/plugin.ts')).registerAdmin(admin, adminContext);
+        await admin.ready();
+        return admin;
+      },
+    });
 
     for (const [doc, option] of [[worldFromFile, 'world'], [opts.world, undefined]] as const) {
       if (doc === undefined) continue;
