@@ -67,13 +67,14 @@ async function serve(dataDir: string): Promise<void> {
   const twin = await createCloudtwin({ dataDir, databaseUrl, auth: 'enforce', adminToken: ADMIN, logger: false });
   // The baseline mount: the same catalogue, engine and service code, with the key check and the quota stubbed.
   const identity = { projectNumber: DEMO.projectNumber, projectId: DEMO.projectId, keyName: 'bench', principal: undefined };
+  const media = await twin.media.media();
   createMedia(twin.app, {
     store: twin.store,
     iam: { directory: async () => undefined } as any,
     quota: { charge: async () => true } as any,
     checkKey: async () => identity,
     options: { pathPrefix: '/baseline' },
-    catalog: { catalog: twin.media.catalog, engine: twin.media.engine, close: async () => {} },
+    catalog: { catalog: media.catalog, engine: media.engine, close: async () => {} },
   });
   const admin = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
     const r = await twin.app.inject({ method, url, payload: payload as any, headers: { authorization: `Bearer ${ADMIN}` } });
@@ -107,7 +108,7 @@ async function serve(dataDir: string): Promise<void> {
   const { parseQuery } = await import('../src/services/media/search/queryParser.ts');
   const checkKeyUs = await time(() => twin.apikeys.checkKey(key, origin));
   const quotaUs = await time(() => twin.quota.charge(`projects/${DEMO.projectNumber}`, 'youtube.googleapis.com', 100));
-  const searchUs = await time(() => twin.media.engine.search({ q: parseQuery(term), types: ['video', 'channel', 'playlist'], safeSearch: 'moderate', order: 'relevance', offset: 0, limit: 25, maxReachable: 500 }));
+  const searchUs = await time(() => media.engine.search({ q: parseQuery(term), types: ['video', 'channel', 'playlist'], safeSearch: 'moderate', order: 'relevance', offset: 0, limit: 25, maxReachable: 500 }));
   const info = { videos, store: twin.store.dialect, key, term, checkKeyUs, quotaUs, enforceUs: checkKeyUs + quotaUs, searchUs };
   await twin.app.listen({ host: '127.0.0.1', port: 0 });
   twin.worker.start();

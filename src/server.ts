@@ -35,7 +35,7 @@ import { readSetting, writeSetting } from './platform/store/settings.ts';
 import { Store } from './platform/store/store.ts';
 import { createApiKeys, type ApiKeys } from './services/apikeys/index.ts';
 import { Quota } from './platform/quota/quota.ts';
-import { createMedia, type Media } from './services/media/index.ts';
+import { type MediaMount, mountMedia } from './services/media/mount.ts';
 import { createServiceUsage } from './services/serviceusage/index.ts';
 import { registerConsole } from './console/plugin.ts';
 import { ApiError } from './platform/http/errors.ts';
@@ -87,7 +87,7 @@ export interface Cloudtwin {
   /** True when the admin token was generated now (the CLI prints it once). */
   adminTokenGenerated: boolean;
   apikeys: ApiKeys;
-  media: Media;
+  media: MediaMount;
   quota: Quota;
   compute: ComputeMount;
   journal: Journal;
@@ -201,7 +201,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations, grpc });
     const quota = new Quota(store, clock);
-    const media = createMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix } });
+    const media = mountMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix }, surfaceApp });
     const compute = mountCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs, surfaceApp });
     createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
     registerConsole(app);

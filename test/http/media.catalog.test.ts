@@ -17,7 +17,7 @@ const media = {
 
 describe('media catalogue in the world document, snapshot and reset', () => {
   let t: TestTwin;
-  const search = (text: string) => t.twin.media.engine.search(query({ q: parseQuery(text) })).then((r) => r.hits.map((h) => h.id).sort());
+  const search = async (text: string) => (await (await t.twin.media.media()).engine.search(query({ q: parseQuery(text) }))).hits.map((h) => h.id).sort();
   before(async () => {
     t = await startTestTwin({ world: { ...testWorld, media } });
   });
@@ -27,7 +27,7 @@ describe('media catalogue in the world document, snapshot and reset', () => {
 
   test('the media section is stored and searchable', async () => {
     assert.deepEqual(await search('cooking'), ['PLcookcookcookcook01', CH_SHOW, 'vidEpisode1', 'vidEpisode2'].sort());
-    assert.deepEqual((await t.twin.media.catalog.videos(['vidShort001'])).map((v) => v.id), ['vidShort001']);
+    assert.deepEqual((await (await t.twin.media.media()).catalog.videos(['vidShort001'])).map((v) => v.id), ['vidShort001']);
   });
 
   test('a bad media entry refuses the whole document, naming the entry and field; nothing changes', async () => {
@@ -57,7 +57,7 @@ describe('media catalogue in the world document, snapshot and reset', () => {
     assert.equal(snap.statusCode, 200);
     assert.equal((await t.admin('POST', '/_twin/v1/reset')).statusCode, 200);
     assert.deepEqual(await search('ukulele'), []);
-    assert.deepEqual(await t.twin.media.catalog.videos(['vidShort001']), []);
+    assert.deepEqual(await (await t.twin.media.media()).catalog.videos(['vidShort001']), []);
     const restored = await t.admin('PUT', '/_twin/v1/snapshot', snap.json());
     assert.equal(restored.statusCode, 200, restored.body);
     assert.deepEqual(await search('ukulele'), ['vidShort001']);

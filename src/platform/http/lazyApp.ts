@@ -28,7 +28,8 @@ export interface LazyMount {
 export function mountLazily(app: FastifyInstance, opts: { prefix: string; build: () => Promise<FastifyInstance> }): LazyMount {
   if (!opts.prefix.startsWith('/') || !opts.prefix.endsWith('/')) throw new Error(`a lazily mounted prefix starts and ends with '/': ${opts.prefix}`);
   let built: FastifyInstance | undefined;
-  const surface = lazy(async () => (built = await opts.build()));
+  let building: Promise<FastifyInstance> | undefined;
+  const surface = lazy(async () => (built = await (building = opts.build())));
   const mounts = MOUNTS.get(app) ?? [];
   MOUNTS.set(app, [...mounts, { url: `${opts.prefix}*`, app: surface }]);
   app.register(async (scope) => {
@@ -46,7 +47,8 @@ export function mountLazily(app: FastifyInstance, opts: { prefix: string; build:
     });
   });
   app.addHook('onClose', async () => {
-    await built?.close();
+    // One being built as the main app closes is closed once it is.
+    await (built ?? (await building?.catch(() => undefined)))?.close();
   });
   return {
     app: surface,

@@ -30,20 +30,20 @@ export interface Media {
   close(): Promise<void>;
 }
 
-/** Builds the media catalogue, its engine and the HTTP service on `app`. */
-export function createMedia(
-  app: FastifyInstance,
-  d: {
-    store: Store;
-    iam: IamService;
-    quota: Quota;
-    checkKey: CheckKey;
-    options?: MediaOptions;
-    /** The data directory: where a PostgreSQL store's index snapshot is kept (SQLite keeps it beside its database). */
-    snapshotDir?: string;
-    catalog?: { catalog: MediaCatalog; engine: MediaSearchEngine; close(): Promise<void> };
-  },
-): Media {
+/** What the media API is built from. */
+export interface MediaDeps {
+  store: Store;
+  iam: IamService;
+  quota: Quota;
+  checkKey: CheckKey;
+  options?: MediaOptions;
+  /** The data directory: where a PostgreSQL store's index snapshot is kept (SQLite keeps it beside its database). */
+  snapshotDir?: string;
+  catalog?: { catalog: MediaCatalog; engine: MediaSearchEngine; close(): Promise<void> };
+}
+
+/** Builds the media catalogue, its engine and the HTTP service on `app` (the server builds it at its first use: mount.ts). */
+export function createMedia(app: FastifyInstance, d: MediaDeps): Media {
   const pathPrefix = checkPathPrefix(d.options?.pathPrefix ?? DEFAULT_PATH_PREFIX);
   const serviceName = checkServiceName(d.options?.serviceName ?? DEFAULT_SERVICE_NAME);
   const media = d.catalog ?? createMediaCatalog(d.store, { snapshotDir: d.snapshotDir });
