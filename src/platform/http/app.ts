@@ -101,6 +101,17 @@ function selectingSerializer(reply: FastifyReply, sel: FieldSelection, serialize
   return (payload) => serialize(payload && typeof payload === 'object' && reply.statusCode < 400 ? applyFieldSelection(payload, sel) : payload);
 }
 
+let requestCount = 0;
+/**
+ * Request ids as Fastify makes them (`req-1`, `req-2`, ... in base 36), counted for the process
+ * rather than per app: a surface built later (mountLazily) numbers on from the main app, so the
+ * log and the journal never show two requests with one id.
+ */
+function nextRequestId(): string {
+  requestCount = (requestCount + 1) % Number.MAX_SAFE_INTEGER;
+  return `req-${requestCount.toString(36)}`;
+}
+
 const isLogger = (v: unknown): v is FastifyBaseLogger => typeof v === 'object' && v !== null && typeof (v as { child?: unknown }).child === 'function';
 
 /**
@@ -119,6 +130,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     // pino's per-request child logger is made only when the request logs something.
     childLoggerFactory: log ? (((_none: unknown, bindings: Record<string, unknown>, childOpts: { level?: string }) => lazyChildLogger(log as never, bindings, childOpts)) as never) : undefined,
     bodyLimit: opts.bodyLimit,
+    genReqId: nextRequestId,
     routerOptions: { maxParamLength: 500 },
     // Drain on close: requests that already reached an open connection are served (with
     // `Connection: close`) instead of Fastify's non-Google 503 body.
