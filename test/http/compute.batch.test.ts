@@ -88,7 +88,7 @@ describe('POST /batch/compute/v1', () => {
         { type: 'text/plain', raw: 'hello' },
         { raw: 'NOT A REQUEST LINE' },
         { path: '/v2/projects/demo-project/locations/global/keys' },
-        { method: 'POST', path: `/compute/v1/projects/${P}/global/networks` },
+        { method: 'POST', path: `/compute/v1/projects/${P}/global/images` },
       ]),
     );
     assert.equal(res.statusCode, 200, res.body);

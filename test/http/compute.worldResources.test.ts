@@ -51,8 +51,10 @@ describe('the world as Compute serves it', () => {
   const get = (url: string, who = VIC) => t.call(who, { method: 'GET', url: `${V1}/${url}` });
 
   test('every kind: list and get answer the real GET shape; get by name and by id; each list item is what get answers', async () => {
-    assert.deepEqual(Object.keys(SAMPLES).sort(), RESOURCE_KINDS.map((k) => k.resource).sort());
-    for (const k of RESOURCE_KINDS) {
+    // The world's read-only kinds, and the networking kinds the API writes too (their world entries are ordinary resources).
+    const kinds = [...RESOURCE_KINDS, { resource: 'networks', schema: 'Network' }, { resource: 'subnetworks', schema: 'Subnetwork' }];
+    assert.deepEqual(Object.keys(SAMPLES).sort(), kinds.map((k) => k.resource).sort());
+    for (const k of kinds) {
       const [collection, name] = SAMPLES[k.resource];
       const list = await get(collection);
       assert.equal(list.statusCode, 200, `${k.resource}: ${list.body}`);
@@ -141,8 +143,11 @@ describe('the world as Compute serves it', () => {
   test('aggregatedList: items keyed by every zone or region, each with its items or a warning', async () => {
     const subs = (await get(`projects/${P}/aggregated/subnetworks`)).json();
     assert.equal(subs.kind, 'compute#subnetworkAggregatedList');
-    assert.deepEqual(subs.items['regions/us-central1'].subnetworks.map((s: any) => s.name), ['sub-a']);
-    assert.equal(subs.items['regions/asia-east1'].warning.code, 'NO_RESULTS_ON_PAGE');
+    // `sub-a`, and `default` of the world's auto-mode `default` network.
+    assert.deepEqual(subs.items['regions/us-central1'].subnetworks.map((s: any) => s.name), ['default', 'sub-a']);
+    assert.deepEqual(subs.items['regions/asia-east1'].subnetworks.map((s: any) => s.name), ['default']);
+    const onePage = (await get(`projects/${P}/aggregated/subnetworks?maxResults=2`)).json();
+    assert.equal(onePage.items['regions/asia-east1'].warning.code, 'NO_RESULTS_ON_PAGE');
     const types = (await get(`projects/${P}/aggregated/machineTypes?filter=${encodeURIComponent('zone eq us-central1-a')}`)).json();
     const zones = Object.entries(types.items).filter(([, v]: [string, any]) => v.machineTypes).map(([k]) => k);
     assert.deepEqual(zones, ['zones/us-central1-a']);
@@ -167,19 +172,19 @@ describe('the world as Compute serves it', () => {
     assert.equal(anonymous.statusCode, 401);
   });
 
-  test('methods that write the world answer 501 notImplemented in Compute\'s envelope, never a bare 404', async () => {
+  test('methods cloudtwin does not offer answer 501 notImplemented in Compute\'s envelope, never a bare 404', async () => {
     for (const [method, url, id] of [
-      ['POST', `projects/${P}/global/networks`, 'compute.networks.insert'],
+      ['POST', `projects/${P}/global/networks/custom-net/addPeering`, 'compute.networks.addPeering'],
       ['DELETE', `projects/${P}/global/images/my-image-v1`, 'compute.images.delete'],
       ['POST', `projects/${P}/zones/us-central1-b/instances/vm-1/start`, 'compute.instances.start'],
-      ['PATCH', `projects/${P}/regions/us-central1/subnetworks/sub-a`, 'compute.subnetworks.patch'],
+      ['POST', `projects/${P}/regions/us-central1/subnetworks/sub-a/setIamPolicy`, 'compute.subnetworks.setIamPolicy'],
       ['POST', `projects/${P}/global/addresses`, 'compute.globalAddresses.insert'],
     ] as const) {
       const res = await t.call(VIC, { method, url: `${V1}/${url}`, payload: method === 'DELETE' ? undefined : {} });
       const error = assertComputeError(res, 501, 'notImplemented');
       assert.match(error.message, new RegExp(`Method ${id.replaceAll('.', '\\.')} is not offered`));
     }
-    assert.equal((await t.call(null, { method: 'POST', url: `${V1}/projects/${P}/global/networks`, payload: {} })).statusCode, 401);
+    assert.equal((await t.call(null, { method: 'POST', url: `${V1}/projects/${P}/global/images`, payload: {} })).statusCode, 401);
   });
 
   test('every built-in region, zone, image and machine type has a distinct, stable id', async () => {

@@ -259,7 +259,7 @@ export class ApiKeysService {
     return this.renderOperation(op);
   }
 
-  /** The wire shape of an operation; a finished create carries the new key's string. */
+  /** The wire shape of an operation; a finished create or delete carries the key's string. */
   async renderOperation(op: OperationRecord): Promise<WireOperation> {
     const out: WireOperation = { name: op.name };
     if (!op.done) return out;
@@ -269,8 +269,9 @@ export class ApiKeysService {
       return out;
     }
     let key = op.result as WireKey;
-    if (op.kind === 'apikeys.create') {
-      const stored = await this.#d.repo.byUid(this.#d.store.db, (op.payload as CreatePayload).uid);
+    // A create answers the new key with its string; so does a delete, the deleted key (as recorded from the real service).
+    if (op.kind === 'apikeys.create' || op.kind === 'apikeys.delete') {
+      const stored = await this.#d.repo.byUid(this.#d.store.db, key.uid);
       if (stored) key = withKeyString(key, this.#d.secrets.decrypt(stored.keyCipher, stored.uid));
     }
     out.response = { '@type': KEY_TYPE, ...key };

@@ -5,6 +5,15 @@ import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
 import type { OperationEngine } from '../../platform/operations/engine.ts';
 import type { Store } from '../../platform/store/store.ts';
+import { firewallMethods } from './firewall/methods.ts';
+import { Firewalls } from './firewall/service.ts';
+import { DefaultNetwork } from './network/defaultNetwork.ts';
+import { networkMethods } from './network/methods.ts';
+import { Networks } from './network/service.ts';
+import { subnetworkMethods } from './subnetwork/methods.ts';
+import { Subnetworks } from './subnetwork/service.ts';
+import { ResourceWrites } from './store/writes.ts';
+import { ResourceUsage, networkInterfaceRefs } from './usage.ts';
 import { instanceTemplateMethods } from './instanceTemplate/methods.ts';
 import { InstanceTemplates } from './instanceTemplate/service.ts';
 import { type ComputeMethod, registerComputeMethods } from './methods.ts';
@@ -14,7 +23,7 @@ import { OperationIndex } from './store/operationIndex.ts';
 import { ResourceReader } from './store/reader.ts';
 import { ResourceStore } from './store/resources.ts';
 import { ComputeWorld } from './world.ts';
-import { unofferedWorldMethods, worldMethods } from './worldMethods.ts';
+import { unofferedMethods, worldMethods } from './worldMethods.ts';
 import { ComputeWorldReader } from './worldReader.ts';
 
 /** How long `regionOperations.wait` blocks at most, as the real service (about 2 minutes). */
@@ -45,11 +54,27 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   const index = new OperationIndex();
   const resources = new ResourceStore();
   const reader = new ResourceReader(d.store, resources);
-  const world = new ComputeWorld(() => d.store.db, resources);
+  const defaults = new DefaultNetwork(resources);
+  const world = new ComputeWorld(() => d.store.db, resources, defaults, d.clock);
   const operations = new ComputeOperations({ store: d.store, clock: d.clock, ids: d.ids, operations: d.operations, index, waitTimeoutMs: d.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS });
+  const writes = new ResourceWrites({ store: d.store, clock: d.clock, resources, operations });
+  const usage = new ResourceUsage(resources);
+  // What uses networks and subnetworks beside subnetworks and firewalls (which say so themselves).
+  usage.register({ kind: 'instanceTemplate', collection: 'instanceTemplates', refs: (body, at) => networkInterfaceRefs(body.properties?.networkInterfaces, at) });
+  usage.register({ kind: 'instance', collection: 'instances', refs: (body, at) => networkInterfaceRefs(body.networkInterfaces, at) });
   const templates = new InstanceTemplates({ store: d.store, clock: d.clock, iam: d.iam, access: d.access, resources, reader, operations, world });
-  const methods: ComputeMethod[] = [...instanceTemplateMethods(templates), ...operationMethods(operations), ...worldMethods(new ComputeWorldReader(world))];
+  const networks = new Networks({ store: d.store, clock: d.clock, ids: d.ids, resources, reader, writes, usage, defaults });
+  const subnetworks = new Subnetworks({ store: d.store, ids: d.ids, resources, reader, writes, usage, networks });
+  const firewalls = new Firewalls({ store: d.store, resources, reader, writes, usage, networks });
+  const methods: ComputeMethod[] = [
+    ...instanceTemplateMethods(templates),
+    ...networkMethods(networks),
+    ...subnetworkMethods(subnetworks),
+    ...firewallMethods(firewalls),
+    ...operationMethods(operations),
+    ...worldMethods(new ComputeWorldReader(world)),
+  ];
   registerComputeMethods(app, methods, { iam: d.iam, access: d.access, earlierOperation: (p, requestId) => operations.earlierOperation(p, requestId) });
-  unofferedWorldMethods(app, new Set(methods.map((m) => m.id)));
+  unofferedMethods(app, new Set(methods.map((m) => m.id)));
   return { operations, purgeForgottenOperations: () => index.purgeOrphans(d.store.db) };
 }

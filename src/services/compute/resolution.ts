@@ -221,10 +221,10 @@ export class TemplateResolver {
     const pn = await this.#projectNumber(project);
     if (!pn) return undefined;
     const found = await this.#world.get('network', pn, 'global', name, this.#db);
-    if (found) return found;
-    // A project whose world declares no networks has the auto-mode `default` network a new project has.
-    if (name === 'default' && !(await this.#world.declares('network', pn, this.#db))) return { name: 'default', autoCreateSubnetworks: true };
-    return undefined;
+    if (found || name !== 'default') return found;
+    // A project comes into being with its `default` network (network/defaultNetwork.ts).
+    await this.#world.ensureDefaultNetwork(pn, this.#db);
+    return this.#world.get('network', pn, 'global', name, this.#db);
   }
 
   async #networkInterface(nic: Record<string, any>, loc: string): Promise<void> {
@@ -235,7 +235,12 @@ export class TemplateResolver {
       subnetRef = parseReference(nic.subnetwork, 'subnetworks', { project: s.projectId, scope: scopeKey(s.scope) });
       if (!subnetRef || !subnetRef.scope.startsWith('regions/')) return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, 'The URL is malformed.'));
       const pn = await this.#projectNumber(subnetRef.project);
-      subnet = pn ? await this.#world.get('subnetwork', pn, subnetRef.scope.slice('regions/'.length), subnetRef.name, this.#db) : undefined;
+      const region = subnetRef.scope.slice('regions/'.length);
+      subnet = pn ? await this.#world.get('subnetwork', pn, region, subnetRef.name, this.#db) : undefined;
+      if (pn && !subnet && subnetRef.name === 'default') {
+        await this.#world.ensureDefaultNetwork(pn, this.#db);
+        subnet = await this.#world.get('subnetwork', pn, region, subnetRef.name, this.#db);
+      }
       if (!subnet) return void this.errors.push(notFoundEntry(refPath(subnetRef), `${loc}.subnetwork`));
       if (!isGlobal(s.scope) && subnetRef.scope !== scopeKey(s.scope)) {
         return void this.errors.push(invalidFieldEntry(`${loc}.subnetwork`, nic.subnetwork, `The subnetwork must be in the region of the instance template ('${s.scope.name}').`));

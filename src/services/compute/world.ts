@@ -7,6 +7,8 @@ import type { Database } from '../../platform/store/schema.ts';
 import { REGIONS } from './catalogue.ts';
 import { COMPUTE_SCHEMAS } from './discovery/schema.ts';
 import { locationOf as locationOfScope, scopeAt } from './scope.ts';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { type DefaultNetwork, autoSubnetworks } from './network/defaultNetwork.ts';
 import { ResourceStore } from './store/resources.ts';
 import type { ComputeWorldSchema } from './worldSchema.ts';
 
@@ -127,15 +129,21 @@ export async function writeComputeSection(trx: Kysely<Database>, doc: ComputeWor
       const projectNumber = projectNumberOf(project)!;
       const location = locationOf(kind, e);
       const created = Date.parse(String(body.creationTimestamp ?? ''));
-      await store.upsert(trx, {
-        kind,
-        projectNumber,
-        scope: scopeAt(location),
-        name: e.name,
-        id: stableId(`${kind}/${projectNumber}/${location}/${e.name}`),
-        creationMs: Number.isFinite(created) ? created : WORLD_EPOCH_MS,
-        body,
-      });
+      const creationMs = Number.isFinite(created) ? created : WORLD_EPOCH_MS;
+      await store.upsert(trx, { kind, projectNumber, scope: scopeAt(location), name: e.name, id: stableId(`${kind}/${projectNumber}/${location}/${e.name}`), creationMs, body });
+      // An auto-mode network has its subnetworks, one per region (those the document declares itself stay as declared).
+      if (kind === 'network' && body.autoCreateSubnetworks === true) {
+        const subnetworks = autoSubnetworks(e.name).map((sub) => ({
+          kind: 'subnetwork',
+          projectNumber,
+          scope: sub.scope,
+          name: e.name,
+          id: stableId(`subnetwork/${projectNumber}/${locationOfScope(sub.scope)}/${e.name}`),
+          creationMs,
+          body: sub.body,
+        }));
+        await store.insertManyIfAbsent(trx, subnetworks);
+      }
     }
   }
 }
@@ -147,10 +155,19 @@ export async function writeComputeSection(trx: Kysely<Database>, doc: ComputeWor
 export class ComputeWorld {
   readonly #db: () => Kysely<Database>;
   readonly #store: ResourceStore;
+  readonly #defaults: DefaultNetwork;
+  readonly #clock: Clock;
 
-  constructor(db: () => Kysely<Database>, store: ResourceStore) {
+  constructor(db: () => Kysely<Database>, store: ResourceStore, defaults: DefaultNetwork, clock: Clock) {
     this.#db = db;
     this.#store = store;
+    this.#defaults = defaults;
+    this.#clock = clock;
+  }
+
+  /** The project's `default` network as a new project has it, unless it has networks (network/defaultNetwork.ts). */
+  ensureDefaultNetwork(projectNumber: string, db = this.#db()): Promise<void> {
+    return this.#defaults.ensure(db, projectNumber, this.#clock.nowMs());
   }
 
   async get(kind: WorldKind, projectNumber: string, location: string, name: string, db = this.#db()): Promise<Record<string, any> | undefined> {
@@ -163,8 +180,4 @@ export class ComputeWorld {
     return rows.map((r) => ({ ...r.body, location: locationOfScope(r.scope) }));
   }
 
-  /** Whether the project has any resource of this kind. */
-  async declares(kind: WorldKind, projectNumber: string, db = this.#db()): Promise<boolean> {
-    return this.#store.any(db, [kind], projectNumber);
-  }
 }

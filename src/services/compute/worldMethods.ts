@@ -41,12 +41,13 @@ export function worldMethods(reader: ComputeWorldReader, kinds: readonly Resourc
 }
 
 /**
- * Every other method of the world's read-only resources (`images.delete`, `instances.start`, ...):
- * each answers 501 `notImplemented` in Compute's envelope, naming the method, after the usual
- * authentication and scope check (docs/differences.md). `offered`: the ids the method tables serve.
+ * Every other method of the resources cloudtwin serves (`images.delete`, `instances.start`,
+ * `networks.addPeering`, ...): each answers 501 `notImplemented` in Compute's envelope, naming the
+ * method, after the usual authentication and scope check (docs/differences.md). `offered`: the ids
+ * the method tables serve; a resource none of them names stays unrouted (404).
  */
-export function unofferedWorldMethods(app: FastifyInstance, offered: ReadonlySet<string>, kinds: readonly ResourceKind[] = RESOURCE_KINDS): void {
-  const resources = new Set(kinds.map((k) => k.resource));
+export function unofferedMethods(app: FastifyInstance, offered: ReadonlySet<string>): void {
+  const resources = new Set([...offered].map((id) => id.split('.')[1]));
   for (const m of COMPUTE_SCHEMAS.methods) {
     const resource = m.id.split('.')[1];
     if (!resources.has(resource) || offered.has(m.id)) continue;
@@ -55,7 +56,7 @@ export function unofferedWorldMethods(app: FastifyInstance, offered: ReadonlySet
       url: `${BASE_PATH}/${m.path.replace(/\{([A-Za-z]+)\}/g, ':$1')}`,
       config: computeRouteConfig(m.id, m.verb === 'GET' ? 'read' : 'write'),
       handler: async () => {
-        throw computeError('UNIMPLEMENTED', 'notImplemented', `Method ${m.id} is not offered by cloudtwin: the world's Compute resources are read only (declare them with world:apply).`);
+        throw computeError('UNIMPLEMENTED', 'notImplemented', `Method ${m.id} is not offered by cloudtwin (docs/differences.md lists what is).`);
       },
     });
   }

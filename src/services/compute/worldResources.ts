@@ -116,22 +116,6 @@ function fromWorld(worldKind: WorldKind, scope: ResourceScope, render: (e: Entry
   };
 }
 
-const network = (e: Entry, q: SourceQuery) =>
-  worldResource('network', 'Network', e, q, { routingConfig: { routingMode: 'REGIONAL' }, networkFirewallPolicyEnforcementOrder: 'AFTER_CLASSIC_FIREWALL' }, global('networks')(e, q));
-
-/** A project whose world declares no networks has the auto-mode `default` network a new project has. */
-function defaultNetwork(q: SourceQuery, found: Located[]): Located[] {
-  if (found.length) return found;
-  const e = { name: 'default', location: 'global', autoCreateSubnetworks: true, description: 'Default network for the project' } as Entry;
-  return [{ location: 'global', resource: network(e, q) }];
-}
-
-const subnetwork = (e: Entry, q: SourceQuery) =>
-  worldResource('subnetwork', 'Subnetwork', e, q, { privateIpGoogleAccess: false, purpose: 'PRIVATE', stackType: 'IPV4_ONLY', fingerprint: 'AAAAAAAAAAA=' }, {
-    ...regional('subnetworks')(e, q),
-    network: linkOf(e.network, q.projectId, 'global/networks'),
-  });
-
 const image = (e: Entry, q: SourceQuery) =>
   worldResource('image', 'Image', e, q, { status: 'READY', sourceType: 'RAW', diskSizeGb: '10', architecture: 'X86_64', labelFingerprint: '42WmSpB8rSM=' }, global('images')(e, q));
 
@@ -190,7 +174,7 @@ function catalogueAndWorld(worldKind: WorldKind, catalogue: (zone: string, q: So
 
 const MACHINE_TYPE_LIST = [...MACHINE_TYPES.values()];
 
-/** The resources of the world, as Compute serves them. */
+/** The resources of the world that only the world document writes, as Compute serves them (networks, subnetworks and firewalls have kinds of their own). */
 export const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     resource: 'regions', collection: 'regions', scope: 'project', param: 'region', schema: 'Region', permissions: 'compute.regions', aggregated: false,
@@ -200,8 +184,6 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     resource: 'zones', collection: 'zones', scope: 'project', param: 'zone', schema: 'Zone', permissions: 'compute.zones', aggregated: false,
     entries: async (_w, q) => [...ZONES.keys()].map((z) => ({ location: 'global', resource: zoneResource(z, q.projectId) })),
   },
-  { resource: 'networks', collection: 'networks', scope: 'global', param: 'network', schema: 'Network', permissions: 'compute.networks', aggregated: false, entries: fromWorld('network', 'global', network, defaultNetwork) },
-  { resource: 'subnetworks', collection: 'subnetworks', scope: 'regional', param: 'subnetwork', schema: 'Subnetwork', permissions: 'compute.subnetworks', aggregated: true, entries: fromWorld('subnetwork', 'regional', subnetwork) },
   {
     resource: 'images', collection: 'images', scope: 'global', param: 'image', schema: 'Image', permissions: 'compute.images', aggregated: false, images: true,
     entries: async (w, q) => {

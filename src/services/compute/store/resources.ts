@@ -88,6 +88,17 @@ export class ResourceStore {
     return Number(res.numAffectedRows ?? 0n) === 1;
   }
 
+  /** Stores resources whose names are not taken (the others are left as they are). */
+  async insertManyIfAbsent(db: Kysely<Database>, rs: readonly StoredResource[]): Promise<void> {
+    for (let i = 0; i < rs.length; i += 100) {
+      await db
+        .insertInto('compute_resources')
+        .values(rs.slice(i, i + 100).map((r) => toRow(r)))
+        .onConflict((c) => c.doNothing())
+        .execute();
+    }
+  }
+
   /** Stores a resource, replacing one of the same key (world:apply: applying twice is applying once). */
   async upsert(db: Kysely<Database>, r: StoredResource): Promise<void> {
     const row = toRow(r);
