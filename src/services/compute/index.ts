@@ -5,6 +5,12 @@ import type { AccessControl } from '../../platform/iam/accessControl.ts';
 import type { IamService } from '../../platform/iam/iamService.ts';
 import type { OperationEngine } from '../../platform/operations/engine.ts';
 import type { Store } from '../../platform/store/store.ts';
+import { addressMethods } from './address/methods.ts';
+import { Addresses } from './address/service.ts';
+import { diskMethods } from './disk/methods.ts';
+import { Disks } from './disk/service.ts';
+import { instanceMethods } from './instance/methods.ts';
+import { Instances } from './instance/service.ts';
 import { firewallMethods } from './firewall/methods.ts';
 import { Firewalls } from './firewall/service.ts';
 import { DefaultNetwork } from './network/defaultNetwork.ts';
@@ -31,6 +37,8 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
 
 export interface Compute {
   operations: ComputeOperations;
+  /** Instances, for the kinds that make them (managed instance groups): see instance/service.ts. */
+  instances: Instances;
   /** Forgets operation index rows whose operation the engine no longer keeps (a background task). */
   purgeForgottenOperations(): Promise<number>;
 }
@@ -66,7 +74,13 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   const networks = new Networks({ store: d.store, clock: d.clock, ids: d.ids, resources, reader, writes, usage, defaults });
   const subnetworks = new Subnetworks({ store: d.store, ids: d.ids, resources, reader, writes, usage, networks });
   const firewalls = new Firewalls({ store: d.store, resources, reader, writes, usage, networks });
+  const addresses = new Addresses({ store: d.store, ids: d.ids, resources, reader, writes });
+  const disks = new Disks({ store: d.store, clock: d.clock, resources, reader, writes, operations });
+  const instances = new Instances({ store: d.store, clock: d.clock, ids: d.ids, access: d.access, engine: d.operations, resources, reader, writes, operations, addresses });
   const methods: ComputeMethod[] = [
+    ...instanceMethods(instances),
+    ...diskMethods(disks),
+    ...addressMethods(addresses),
     ...instanceTemplateMethods(templates),
     ...networkMethods(networks),
     ...subnetworkMethods(subnetworks),
@@ -76,5 +90,5 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   ];
   registerComputeMethods(app, methods, { iam: d.iam, access: d.access, earlierOperation: (p, requestId) => operations.earlierOperation(p, requestId) });
   unofferedMethods(app, new Set(methods.map((m) => m.id)));
-  return { operations, purgeForgottenOperations: () => index.purgeOrphans(d.store.db) };
+  return { operations, instances, purgeForgottenOperations: () => index.purgeOrphans(d.store.db) };
 }

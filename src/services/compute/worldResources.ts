@@ -119,30 +119,12 @@ function fromWorld(worldKind: WorldKind, scope: ResourceScope, render: (e: Entry
 const image = (e: Entry, q: SourceQuery) =>
   worldResource('image', 'Image', e, q, { status: 'READY', sourceType: 'RAW', diskSizeGb: '10', architecture: 'X86_64', labelFingerprint: '42WmSpB8rSM=' }, global('images')(e, q));
 
-const snapshot = (e: Entry, q: SourceQuery) =>
-  worldResource('snapshot', 'Snapshot', e, q, { status: 'READY', diskSizeGb: '10', storageBytes: '0', storageBytesStatus: 'UP_TO_DATE', labelFingerprint: '42WmSpB8rSM=' }, global('snapshots')(e, q));
-
 const diskDefaults = { sizeGb: '10', status: 'READY', labelFingerprint: '42WmSpB8rSM=' };
-const zonalDisk = (e: Entry, q: SourceQuery) =>
-  worldResource('disk', 'Disk', e, q, diskDefaults, { ...zonal('disks')(e, q), type: linkOf(e.type ?? 'pd-standard', q.projectId, `zones/${e.location}/diskTypes`) });
 const regionalDisk = (e: Entry, q: SourceQuery) =>
   worldResource('disk', 'Disk', e, q, diskDefaults, { ...regional('disks')(e, q), type: linkOf(e.type ?? 'pd-standard', q.projectId, `regions/${e.location}/diskTypes`) });
 
-const instance = (e: Entry, q: SourceQuery) =>
-  worldResource('instance', 'Instance', e, q, { status: 'RUNNING', cpuPlatform: 'Intel Cascade Lake', canIpForward: false, deletionProtection: false, labelFingerprint: '42WmSpB8rSM=' }, {
-    ...zonal('instances')(e, q),
-    machineType: linkOf(e.machineType ?? 'e2-medium', q.projectId, `zones/${e.location}/machineTypes`),
-  });
-
 const reservation = (e: Entry, q: SourceQuery) =>
   worldResource('reservation', 'Reservation', e, q, { status: 'READY', specificReservationRequired: false }, zonal('reservations')(e, q));
-
-const addressDefaults = { status: 'RESERVED', addressType: 'EXTERNAL', networkTier: 'PREMIUM', ipVersion: 'IPV4', labelFingerprint: '42WmSpB8rSM=' };
-const regionalAddress = (e: Entry, q: SourceQuery) => worldResource('address', 'Address', e, q, addressDefaults, regional('addresses')(e, q));
-const globalAddress = (e: Entry, q: SourceQuery) => {
-  const { networkTier: _tier, ...defaults } = addressDefaults;
-  return worldResource('address', 'Address', e, q, defaults, global('addresses')(e, q));
-};
 
 const worldMachineType = (e: Entry, q: SourceQuery) =>
   worldResource('machineType', 'MachineType', e, q, { guestCpus: 2, memoryMb: 4096, imageSpaceGb: 0, maximumPersistentDisks: 128, maximumPersistentDisksSizeGb: '263168', isSharedCpu: false }, {
@@ -191,13 +173,8 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       return pub ? pub.map((resource) => ({ location: 'global', resource: { ...resource } })) : fromWorld('image', 'global', image)(w, q);
     },
   },
-  { resource: 'snapshots', collection: 'snapshots', scope: 'global', param: 'snapshot', schema: 'Snapshot', permissions: 'compute.snapshots', aggregated: false, entries: fromWorld('snapshot', 'global', snapshot) },
-  { resource: 'disks', collection: 'disks', scope: 'zonal', param: 'disk', schema: 'Disk', permissions: 'compute.disks', aggregated: true, entries: fromWorld('disk', 'zonal', zonalDisk) },
   { resource: 'regionDisks', collection: 'disks', scope: 'regional', param: 'disk', schema: 'Disk', permissions: 'compute.disks', aggregated: false, entries: fromWorld('disk', 'regional', regionalDisk) },
-  { resource: 'instances', collection: 'instances', scope: 'zonal', param: 'instance', schema: 'Instance', permissions: 'compute.instances', aggregated: true, entries: fromWorld('instance', 'zonal', instance) },
   { resource: 'reservations', collection: 'reservations', scope: 'zonal', param: 'reservation', schema: 'Reservation', permissions: 'compute.reservations', aggregated: true, entries: fromWorld('reservation', 'zonal', reservation) },
-  { resource: 'addresses', collection: 'addresses', scope: 'regional', param: 'address', schema: 'Address', permissions: 'compute.addresses', aggregated: true, entries: fromWorld('address', 'regional', regionalAddress) },
-  { resource: 'globalAddresses', collection: 'addresses', scope: 'global', param: 'address', schema: 'Address', permissions: 'compute.globalAddresses', aggregated: false, entries: fromWorld('address', 'global', globalAddress) },
   {
     resource: 'machineTypes', collection: 'machineTypes', scope: 'zonal', param: 'machineType', schema: 'MachineType', permissions: 'compute.machineTypes', aggregated: true,
     entries: catalogueAndWorld('machineType', (zone, q) => MACHINE_TYPE_LIST.map((t) => machineTypeResource(t, zone, q.projectId)), worldMachineType),

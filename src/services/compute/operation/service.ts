@@ -116,6 +116,11 @@ export interface OperationStart<D> {
   targetLink: string;
   targetId: string;
   data: D;
+  /**
+   * Writes that belong to the request itself, in the operation's transaction before it is stored
+   * (an instance is PROVISIONING from its insert on): a throw is the request's error and nothing is kept.
+   */
+  prepare?(trx: Kysely<Database>): Promise<void>;
 }
 
 /**
@@ -193,6 +198,7 @@ export class ComputeOperations {
     let done: OperationRecord | undefined;
     try {
       done = await this.#d.operations.grouped(async (trx) => {
+        await o.prepare?.(trx);
         await this.#d.index.insert(trx, { name, id: payload.opId, projectNumber: p.projectNumber, scope: o.scope, requestId: call.requestId, insertMs: now });
         return this.#d.operations.submitAndComplete(trx, { name, service: SERVICE, kind: o.kind, projectNumber: p.projectNumber, payload });
       });
