@@ -51,8 +51,9 @@ describe('the world as Compute serves it', () => {
   const get = (url: string, who = VIC) => t.call(who, { method: 'GET', url: `${V1}/${url}` });
 
   test('every kind: list and get answer the real GET shape; get by name and by id; each list item is what get answers', async () => {
-    // The world's read-only kinds, and the networking kinds the API writes too (their world entries are ordinary resources).
-    const kinds = [...RESOURCE_KINDS, { resource: 'networks', schema: 'Network' }, { resource: 'subnetworks', schema: 'Subnetwork' }];
+    // The world's read-only kinds, and the kinds the API writes too (their world entries are ordinary resources).
+    const written = [['networks', 'Network'], ['subnetworks', 'Subnetwork'], ['instances', 'Instance'], ['disks', 'Disk'], ['snapshots', 'Snapshot'], ['addresses', 'Address'], ['globalAddresses', 'Address']];
+    const kinds = [...RESOURCE_KINDS, ...written.map(([resource, schema]) => ({ resource, schema }))];
     assert.deepEqual(Object.keys(SAMPLES).sort(), kinds.map((k) => k.resource).sort());
     for (const k of kinds) {
       const [collection, name] = SAMPLES[k.resource];
@@ -176,9 +177,9 @@ describe('the world as Compute serves it', () => {
     for (const [method, url, id] of [
       ['POST', `projects/${P}/global/networks/custom-net/addPeering`, 'compute.networks.addPeering'],
       ['DELETE', `projects/${P}/global/images/my-image-v1`, 'compute.images.delete'],
-      ['POST', `projects/${P}/zones/us-central1-b/instances/vm-1/start`, 'compute.instances.start'],
+      ['POST', `projects/${P}/zones/us-central1-b/instances/vm-1/setMachineType`, 'compute.instances.setMachineType'],
       ['POST', `projects/${P}/regions/us-central1/subnetworks/sub-a/setIamPolicy`, 'compute.subnetworks.setIamPolicy'],
-      ['POST', `projects/${P}/global/addresses`, 'compute.globalAddresses.insert'],
+      ['POST', `projects/${P}/global/addresses/ip-global/setLabels`, 'compute.globalAddresses.setLabels'],
     ] as const) {
       const res = await t.call(VIC, { method, url: `${V1}/${url}`, payload: method === 'DELETE' ? undefined : {} });
       const error = assertComputeError(res, 501, 'notImplemented');
