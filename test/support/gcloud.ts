@@ -158,7 +158,9 @@ export class Gcloud {
             json = undefined;
           }
         }
-        resolve({ code, stdout, stderr, json, command });
+        // A command killed at its timeout says so (a loaded machine, not an answer of the server).
+        const killed = (err as any)?.killed ? `\n(killed after ${o.timeoutMs ?? 60_000} ms)` : '';
+        resolve({ code, stdout, stderr: stderr + killed, json, command });
       });
     });
     rmSync(dir, { recursive: true, force: true });
