@@ -22,14 +22,16 @@ if (gcloudAvailable('gcloud compute networks')) {
     const t = gcloudServerHooks({ world: computeWorld, principal: CAROL, project: P, args: ['--journal-bodies'] });
     const R = `--region=${REGION}`;
 
-    it('a custom network, a subnetwork, a firewall rule; the refusals; then all of it deleted', async () => {
+    it('a custom network, a subnetwork, a firewall rule; the refusals', async () => {
       ok(await t.g.run(['compute', 'networks', 'create', 'gnet', '--subnet-mode=custom', '--bgp-routing-mode=regional']));
       ok(await t.g.run(['compute', 'networks', 'subnets', 'create', 'gsub', '--network=gnet', R, '--range=10.5.0.0/24', '--secondary-range=pods=10.6.0.0/20']));
       failed(await t.g.run(['compute', 'networks', 'subnets', 'create', 'gsub2', '--network=gnet', '--region=europe-west1', '--range=10.5.0.128/25']), /conflicts with existing subnetwork 'gsub' in region 'us-central1'/);
       failed(await t.g.run(['compute', 'networks', 'subnets', 'create', 'gsub3', '--network=gnet', R, '--range=10.7.0.1/24']), /Invalid IPCidrRange/);
       ok(await t.g.run(['compute', 'firewall-rules', 'create', 'gfw', '--network=gnet', '--allow=tcp:22,tcp:8000-8080,icmp', '--source-ranges=0.0.0.0/0', '--target-tags=web', '--priority=900']));
       failed(await t.g.run(['compute', 'firewall-rules', 'create', 'gfw-bad', '--network=gnet', '--allow=tcp:70000']), /ports/);
+    });
 
+    it('describe, list and update them', async () => {
       const [net, sub, fw, subs, rules, nets] = await Promise.all([
         t.g.run(['compute', 'networks', 'describe', 'gnet']),
         t.g.run(['compute', 'networks', 'subnets', 'describe', 'gsub', R]),
@@ -57,7 +59,9 @@ if (gcloudAvailable('gcloud compute networks')) {
       assert.equal((await t.g.run(['compute', 'firewall-rules', 'describe', 'gfw'])).json.priority, 800);
       ok(await t.g.run(['compute', 'networks', 'update', 'gnet', '--bgp-routing-mode=global']));
       assert.equal((await t.g.run(['compute', 'networks', 'describe', 'gnet'])).json.routingConfig.routingMode, 'GLOBAL');
+    });
 
+    it('a network in use is refused; deleted in order, all goes', async () => {
       failed(await t.g.run(['compute', 'networks', 'delete', 'gnet', '--quiet']), /The network resource 'projects\/demo-project\/global\/networks\/gnet' is already being used by/);
       ok(await t.g.run(['compute', 'firewall-rules', 'delete', 'gfw', '--quiet']));
       ok(await t.g.run(['compute', 'networks', 'subnets', 'delete', 'gsub', R, '--quiet']));

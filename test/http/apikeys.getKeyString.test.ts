@@ -52,7 +52,7 @@ describe('getKeyString', () => {
   test('an update does not change the key string', async () => {
     const res = await t.call(ALICE, { method: 'PATCH', url: `${keyPath('secret')}?updateMask=displayName`, payload: { displayName: 'renamed' } });
     assert.equal(res.statusCode, 200, res.body);
-    assert.equal(res.json().response.keyString, undefined, 'only the create operation carries the key string');
+    assert.equal(res.json().response.keyString, undefined, 'an update operation carries no key string (create and delete ones do)');
     assert.equal((await t.call(ALICE, { method: 'GET', url: keyStringUrl('secret') })).json().keyString, created.keyString);
   });
 });

@@ -34,7 +34,8 @@ describe('getOperation', () => {
       assert.match(ops[i].name, new RegExp(`^operations/akmf\\.${prefix}-300000000001-[0-9a-f-]{36}$`));
       const again = (await t.call(ALICE, { method: 'GET', url: `/v2/${ops[i].name}` })).json();
       assert.deepEqual(again, ops[i]);
-      assert.equal(again.response.keyString, undefined, 'only create operations carry the key string');
+      // Create and delete operations carry the key string (as the real service answers them), update and undelete do not.
+      assert.equal(again.response.keyString === undefined, prefix !== 'p12', prefix);
     }
   });
 
