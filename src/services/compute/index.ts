@@ -11,6 +11,8 @@ import { diskMethods } from './disk/methods.ts';
 import { Disks } from './disk/service.ts';
 import { instanceMethods } from './instance/methods.ts';
 import { Instances } from './instance/service.ts';
+import { autoscalerMethods } from './autoscaler/methods.ts';
+import { Autoscalers } from './autoscaler/service.ts';
 import { firewallMethods } from './firewall/methods.ts';
 import { Firewalls } from './firewall/service.ts';
 import { DefaultNetwork } from './network/defaultNetwork.ts';
@@ -77,6 +79,7 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   const addresses = new Addresses({ store: d.store, ids: d.ids, resources, reader, writes });
   const disks = new Disks({ store: d.store, clock: d.clock, resources, reader, writes, operations });
   const instances = new Instances({ store: d.store, clock: d.clock, ids: d.ids, access: d.access, engine: d.operations, resources, reader, writes, operations, addresses });
+  const autoscalers = new Autoscalers({ store: d.store, resources, reader, writes, usage });
   const methods: ComputeMethod[] = [
     ...instanceMethods(instances),
     ...diskMethods(disks),
@@ -85,6 +88,7 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
     ...networkMethods(networks),
     ...subnetworkMethods(subnetworks),
     ...firewallMethods(firewalls),
+    ...autoscalerMethods(autoscalers),
     ...operationMethods(operations),
     ...worldMethods(new ComputeWorldReader(world)),
   ];
