@@ -12,6 +12,8 @@ import { Disks } from './disk/service.ts';
 import { instanceMethods } from './instance/methods.ts';
 import { Instances } from './instance/service.ts';
 import { autoscalerMethods } from './autoscaler/methods.ts';
+import { instanceGroupManagerMethods } from './instanceGroupManager/methods.ts';
+import { InstanceGroupManagers } from './instanceGroupManager/service.ts';
 import { Autoscalers } from './autoscaler/service.ts';
 import { firewallMethods } from './firewall/methods.ts';
 import { Firewalls } from './firewall/service.ts';
@@ -72,7 +74,7 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   // What uses networks and subnetworks beside subnetworks and firewalls (which say so themselves).
   usage.register({ kind: 'instanceTemplate', collection: 'instanceTemplates', refs: (body, at) => networkInterfaceRefs(body.properties?.networkInterfaces, at) });
   usage.register({ kind: 'instance', collection: 'instances', refs: (body, at) => networkInterfaceRefs(body.networkInterfaces, at) });
-  const templates = new InstanceTemplates({ store: d.store, clock: d.clock, iam: d.iam, access: d.access, resources, reader, operations, world });
+  const templates = new InstanceTemplates({ store: d.store, clock: d.clock, iam: d.iam, access: d.access, resources, reader, operations, world, usage });
   const networks = new Networks({ store: d.store, clock: d.clock, ids: d.ids, resources, reader, writes, usage, defaults });
   const subnetworks = new Subnetworks({ store: d.store, ids: d.ids, resources, reader, writes, usage, networks });
   const firewalls = new Firewalls({ store: d.store, resources, reader, writes, usage, networks });
@@ -80,6 +82,7 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
   const disks = new Disks({ store: d.store, clock: d.clock, resources, reader, writes, operations });
   const instances = new Instances({ store: d.store, clock: d.clock, ids: d.ids, access: d.access, engine: d.operations, resources, reader, writes, operations, addresses });
   const autoscalers = new Autoscalers({ store: d.store, resources, reader, writes, usage });
+  const groups = new InstanceGroupManagers({ store: d.store, clock: d.clock, ids: d.ids, engine: d.operations, resources, reader, writes, operations, usage, instances });
   const methods: ComputeMethod[] = [
     ...instanceMethods(instances),
     ...diskMethods(disks),
@@ -89,6 +92,7 @@ export function createCompute(app: FastifyInstance, d: ComputeDeps): Compute {
     ...subnetworkMethods(subnetworks),
     ...firewallMethods(firewalls),
     ...autoscalerMethods(autoscalers),
+    ...instanceGroupManagerMethods(groups),
     ...operationMethods(operations),
     ...worldMethods(new ComputeWorldReader(world)),
   ];

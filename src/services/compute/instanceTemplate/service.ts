@@ -6,12 +6,13 @@ import type { IamService } from '../../../platform/iam/iamService.ts';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
 import { type Completion, type ComputeOperations, type OperationPayload, type WireOperation } from '../operation/service.ts';
-import { alreadyExists, computeError, fieldErrors, forbidden, operationFailure, resourceNotFound } from '../errors.ts';
+import { alreadyExists, computeError, fieldErrors, forbidden, operationFailure, resourceInUse, resourceNotFound } from '../errors.ts';
 import type { ComputeCall } from '../methods.ts';
 import { LINK_BASE, computeTimestamp, defaultServiceAccount } from '../names.ts';
 import { checkRequestedPolicyVersion, policyResource, readSetPolicyRequest, readTestPermissionsRequest } from '../policy.ts';
 import { parseReference, refPath } from '../references.ts';
 import { type Lookup, REFERENCE_COLLECTION, TemplateResolver, type TemplateScope, findImage, isPublicReference, lookupIn, parseTemplateRef, zonesOf } from '../resolution.ts';
+import type { ResourceUsage } from '../usage.ts';
 import { type Scope, isGlobal, locationLink, scopeAt, scopePath } from '../scope.ts';
 import { type SourceInstance, propertiesFromInstance } from '../sourceInstance.ts';
 import type { ResourceReader, StoredKind } from '../store/reader.ts';
@@ -59,6 +60,8 @@ export interface InstanceTemplateDeps {
   reader: ResourceReader;
   operations: ComputeOperations;
   world: ComputeWorld;
+  /** Who uses a template (a managed instance group): its delete is refused while one does. */
+  usage: ResourceUsage;
 }
 
 /**
@@ -128,6 +131,9 @@ export class InstanceTemplates {
   async delete(call: ComputeCall): Promise<WireOperation> {
     const { project: p, scope } = call;
     const t = await this.#d.reader.find(call, INSTANCE_TEMPLATES, 'instanceTemplate');
+    const path = `${scopePath(p.projectId, scope)}/instanceTemplates/${t.name}`;
+    const user = await this.#d.usage.userOf(this.#d.store.db, p, path);
+    if (user) throw resourceInUse('instance template', path, user);
     return this.#d.operations.start<DeleteData>(call, {
       kind: 'compute.templates.delete',
       scope,

@@ -1,0 +1,300 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../../platform/clock/clock.ts';
+import type { Ids } from '../../../platform/crypto/random.ts';
+import { ApiError } from '../../../platform/http/errors.ts';
+import type { OperationEngine } from '../../../platform/operations/engine.ts';
+import type { Database } from '../../../platform/store/schema.ts';
+import type { Store } from '../../../platform/store/store.ts';
+import { AUTOSCALERS } from '../autoscaler/resource.ts';
+import { invalidField, requiredField, resourceInUse } from '../errors.ts';
+import { mergeTemplate } from '../instance/rules.ts';
+import type { Instances } from '../instance/service.ts';
+import type { ComputeCall } from '../methods.ts';
+import { LINK_BASE } from '../names.ts';
+import type { ComputeOperations, WireOperation } from '../operation/service.ts';
+import { readResourceBody } from '../resourceBody.ts';
+import { type Scope, scopeAt } from '../scope.ts';
+import type { ResourceReader, StoredKind } from '../store/reader.ts';
+import type { ResourceStore, StoredResource } from '../store/resources.ts';
+import type { ResourceWrites, WritableKind } from '../store/writes.ts';
+import { type ResourceUsage, refTarget } from '../usage.ts';
+import { INSTANCE_GROUP_MANAGERS } from './kind.ts';
+import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, patchedGroup, plannerView, presentGroup } from './resource.ts';
+import { isEmptyStep, nextStep } from './rollout.ts';
+import { groupZones, instanceName } from './rules.ts';
+
+type Obj = Record<string, any>;
+type Project = { projectId: string; projectNumber: string };
+
+export interface InstanceGroupManagerDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  engine: OperationEngine;
+  resources: ResourceStore;
+  reader: ResourceReader;
+  writes: ResourceWrites;
+  operations: ComputeOperations;
+  usage: ResourceUsage;
+  instances: Instances;
+}
+
+/** What a change's operation carries: the group's new configuration (everything but its members). */
+interface ChangeData {
+  name: string;
+  config: Obj;
+}
+
+/** Regional groups list as `compute#regionInstanceGroupManagerList`. */
+const REGIONAL_LISTING: StoredKind = { ...INSTANCE_GROUP_MANAGERS, schema: 'RegionInstanceGroupManager' };
+
+/**
+ * Managed instance groups, zonal and regional (the scope is the call's): insert, get, list,
+ * aggregatedList, delete (its instances go too), resize, listManagedInstances,
+ * setInstanceTemplate, patch. The group keeps its size and versions with the rolling-update
+ * planner (rollout.ts): each step's actions finish a step's delay later on the twin's clock (at
+ * once in instant mode), and the group catches up with the clock whenever it is read or changed.
+ */
+export class InstanceGroupManagers {
+  readonly #d: InstanceGroupManagerDeps;
+  readonly kind: WritableKind;
+
+  constructor(deps: InstanceGroupManagerDeps) {
+    this.#d = deps;
+    this.kind = {
+      ...INSTANCE_GROUP_MANAGERS,
+      present: (r, projectId) => presentGroup(r, projectId),
+      afterInsert: (trx, r, p) => this.#settle(trx, p, r),
+      afterDelete: (trx, r, p) => this.#removeMembers(trx, p, r),
+    };
+    deps.writes.register(this.kind);
+    deps.operations.register<ChangeData>('compute.instanceGroupManagers.change', async (trx, p) => {
+      const r = await deps.resources.get(trx, this.kind.kind, p.projectNumber, scopeAt(p.location), p.targetId);
+      if (!r) return undefined;
+      const caught = await this.#advance(trx, p, r);
+      await this.#settle(trx, p, { ...caught, body: { ...p.data.config, members: caught.body.members, stepSinceMs: caught.body.stepSinceMs } });
+      return undefined;
+    }, ({ name }) => ({ name }));
+    // A group uses its versions' templates: a template's delete asks who uses it.
+    deps.usage.register({
+      kind: this.kind.kind,
+      collection: this.kind.collection,
+      refs: (body, at) => ((body.versions ?? []) as Obj[]).map((v) => refTarget(v.instanceTemplate, 'instanceTemplates', { projectId: at.projectId, scope: 'global' })).filter((x): x is string => !!x),
+    });
+  }
+
+  #delayMs(): number {
+    const c = this.#d.engine.config;
+    return c.mode === 'delayed' ? c.delayMs : 0;
+  }
+
+  #fingerprint = (): string => Buffer.from(this.#d.ids.hex(8), 'hex').toString('base64');
+
+  // ---- the rollout on the twin's clock -----------------------------------------------------
+
+  /** The group caught up with the clock, then stored. */
+  async #settle(trx: Kysely<Database>, p: Project, r: StoredResource): Promise<void> {
+    await this.#d.resources.update(trx, await this.#advance(trx, p, r));
+  }
+
+  /**
+   * The group as it stands now: the actions in flight finish once a step's delay has passed
+   * since they started, then the next step starts (at that time), until a step is still running
+   * or nothing is left to do.
+   */
+  async #advance(trx: Kysely<Database>, p: Project, r: StoredResource): Promise<StoredResource> {
+    const delay = this.#delayMs();
+    const now = this.#d.clock.nowMs();
+    const body: Obj = { ...r.body, members: ((r.body.members ?? []) as StoredMember[]).map((m) => ({ ...m })) };
+    let members: StoredMember[] = body.members;
+    for (let guard = 0; guard < 100_000; guard++) {
+      let at = now;
+      if (members.some((m) => m.action !== 'NONE')) {
+        const due = (body.stepSinceMs ?? now) + delay;
+        if (now < due) break;
+        members = await this.#finish(trx, p, members);
+        at = due;
+      }
+      const step = nextStep(plannerView(members), goalOf(body));
+      if (isEmptyStep(step)) break;
+      const placed = await this.#start(trx, p, r, body, members, step);
+      body.stepSinceMs = at;
+      if (!placed) break;
+    }
+    body.members = members;
+    return { ...r, body };
+  }
+
+  /** Finishes the members' actions: created ones run, deleted ones go, recreated ones come back from their new template. */
+  async #finish(trx: Kysely<Database>, p: Project, members: StoredMember[]): Promise<StoredMember[]> {
+    const out: StoredMember[] = [];
+    for (const m of members) {
+      const row = await this.#d.resources.get(trx, this.#d.instances.kind.kind, p.projectNumber, { type: 'zone', name: m.zone }, m.name);
+      if (m.action === 'DELETING') {
+        if (row) await this.#d.instances.removeInstance(trx, p, row);
+        continue;
+      }
+      if (m.action === 'CREATING' && row) {
+        const { statusSinceMs: _, ...rest } = row.body;
+        await this.#d.resources.update(trx, { ...row, body: { ...rest, status: 'RUNNING' } });
+      }
+      if (m.action === 'RECREATING') {
+        if (row) await this.#d.instances.removeInstance(trx, p, row);
+        const placed = await this.#place(trx, p, m.zone, m.name, m.template, 'RUNNING');
+        if (!placed) continue;
+        m.id = placed.id;
+      }
+      out.push({ ...m, action: 'NONE' });
+    }
+    return out;
+  }
+
+  /** Starts a step's actions; false when an instance could not be created (the group waits, as Compute retries). */
+  async #start(trx: Kysely<Database>, p: Project, r: StoredResource, body: Obj, members: StoredMember[], step: ReturnType<typeof nextStep>): Promise<boolean> {
+    for (const name of step.delete) {
+      const m = members.find((x) => x.name === name)!;
+      m.action = 'DELETING';
+      await this.#setStatus(trx, p, m, 'STOPPING');
+    }
+    for (const { name, template } of step.recreate) {
+      const m = members.find((x) => x.name === name)!;
+      m.action = 'RECREATING';
+      m.template = template;
+      await this.#setStatus(trx, p, m, 'STOPPING');
+    }
+    const zones = groupZones(r.scope, body.distributionPolicy ? { distributionPolicy: { zones: body.distributionPolicy.zones } } : {});
+    for (const template of step.create) {
+      // Even over the zones: the one with the fewest members.
+      const zone = zones.reduce((best, z) => (members.filter((m) => m.zone === z).length < members.filter((m) => m.zone === best).length ? z : best), zones[0]);
+      const taken = new Set(members.map((m) => m.name));
+      let name = instanceName(body.baseInstanceName, taken, () => this.#d.ids.hex(2));
+      while (await this.#d.resources.nameTaken(trx, this.#d.instances.kind.kind, p.projectNumber, { type: 'zone', name: zone }, name)) {
+        taken.add(name);
+        name = instanceName(body.baseInstanceName, taken, () => this.#d.ids.hex(2));
+      }
+      const placed = await this.#place(trx, p, zone, name, template, 'PROVISIONING');
+      if (!placed) return false;
+      members.push({ name, zone, id: placed.id, template, action: 'CREATING' });
+    }
+    return true;
+  }
+
+  /** Creates one member instance from its template; undefined when Compute would fail to (the template is gone, no address is left). */
+  async #place(trx: Kysely<Database>, p: Project, zone: string, name: string, template: string, status: 'PROVISIONING' | 'RUNNING'): Promise<StoredResource | undefined> {
+    try {
+      const properties = await this.#d.instances.templateProperties(trx, p, template);
+      return await this.#d.instances.placeInstance(trx, p, zone, mergeTemplate(properties, { name }), status);
+    } catch (err) {
+      if (err instanceof ApiError) return undefined;
+      throw err;
+    }
+  }
+
+  async #setStatus(trx: Kysely<Database>, p: Project, m: StoredMember, status: string): Promise<void> {
+    const row = await this.#d.resources.get(trx, this.#d.instances.kind.kind, p.projectNumber, { type: 'zone', name: m.zone }, m.name);
+    if (row) await this.#d.resources.update(trx, { ...row, body: { ...row.body, status } });
+  }
+
+  async #removeMembers(trx: Kysely<Database>, p: Project, r: StoredResource): Promise<void> {
+    for (const m of (r.body.members ?? []) as StoredMember[]) {
+      const row = await this.#d.resources.get(trx, this.#d.instances.kind.kind, p.projectNumber, { type: 'zone', name: m.zone }, m.name);
+      if (row) await this.#d.instances.removeInstance(trx, p, row);
+    }
+  }
+
+  /** Every group the call can see caught up with the clock (reads answer the groups as they stand now). */
+  async #catchUp(call: ComputeCall, scopes?: readonly Scope[]): Promise<void> {
+    await this.#d.store.db.transaction().execute(async (trx) => {
+      for (const r of await this.#d.resources.all(trx, this.kind.kind, call.project.projectNumber, scopes)) {
+        const caught = await this.#advance(trx, call.project, r);
+        if (JSON.stringify(caught.body) !== JSON.stringify(r.body)) await this.#d.resources.update(trx, caught);
+      }
+    });
+  }
+
+  // ---- the methods -------------------------------------------------------------------------
+
+  async insert(call: ComputeCall): Promise<WireOperation> {
+    const body = readResourceBody('InstanceGroupManager', 'instance_group_manager_resource', call.body);
+    const group = groupToStore(body, { projectId: call.project.projectId, scope: call.scope, fingerprint: this.#fingerprint() });
+    await this.#templatesExist(call, group);
+    return this.#d.writes.insert(call, this.kind, String(group.name), group);
+  }
+
+  /** Every version's template must exist (404 naming it). */
+  async #templatesExist(call: ComputeCall, group: Obj): Promise<void> {
+    for (const v of group.versions as Obj[]) await this.#d.instances.templateProperties(this.#d.store.db, call.project, v.instanceTemplate);
+  }
+
+  async get(call: ComputeCall): Promise<Obj> {
+    await this.#catchUp(call, [call.scope]);
+    return this.#d.reader.get(call, this.kind, 'instanceGroupManager');
+  }
+
+  async list(call: ComputeCall): Promise<Obj> {
+    await this.#catchUp(call, [call.scope]);
+    return this.#d.reader.list(call, call.scope.type === 'region' ? { ...REGIONAL_LISTING, present: this.kind.present } : this.kind);
+  }
+
+  async aggregatedList(call: ComputeCall): Promise<Obj> {
+    await this.#catchUp(call);
+    return this.#d.reader.aggregatedList(call, this.kind);
+  }
+
+  async listManagedInstances(call: ComputeCall): Promise<Obj> {
+    await this.#catchUp(call, [call.scope]);
+    const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
+    const rows = new Map<string, StoredResource>();
+    for (const m of (r.body.members ?? []) as StoredMember[]) {
+      const row = await this.#d.resources.get(this.#d.store.db, this.#d.instances.kind.kind, call.project.projectNumber, { type: 'zone', name: m.zone }, m.name);
+      if (row) rows.set(`${m.zone}/${m.name}`, row);
+    }
+    const items = managedInstances(r, call.project.projectId, (m) => rows.get(`${m.zone}/${m.name}`)?.body.status);
+    return items.length ? { managedInstances: items } : {};
+  }
+
+  async delete(call: ComputeCall): Promise<WireOperation> {
+    const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
+    const path = groupPath(call.project.projectId, r.scope, r.name);
+    const autoscaler = await this.#d.usage.userOf(this.#d.store.db, call.project, path, (x) => x.kind !== AUTOSCALERS.kind);
+    if (autoscaler) throw resourceInUse('instance group manager', path, autoscaler);
+    return this.#d.writes.delete(call, this.kind, r);
+  }
+
+  async resize(call: ComputeCall): Promise<WireOperation> {
+    const size = call.query.size;
+    if (size === undefined) throw requiredField('size');
+    if (!Number.isInteger(size) || size < 0) throw invalidField('size', size, 'Must be greater than or equal to 0.');
+    return this.#change(call, 'resize', (current) => patchedGroup(current, { targetSize: size }, this.#ctx(call)));
+  }
+
+  async setInstanceTemplate(call: ComputeCall): Promise<WireOperation> {
+    const asked = (call.body ?? {}) as Obj;
+    if (!asked.instanceTemplate) throw requiredField('instanceTemplate');
+    // The template replaces the group's versions with one of it.
+    return this.#change(call, 'setInstanceTemplate', (current) => patchedGroup(current, { instanceTemplate: asked.instanceTemplate, versions: [{ instanceTemplate: asked.instanceTemplate }] }, this.#ctx(call)));
+  }
+
+  async patch(call: ComputeCall): Promise<WireOperation> {
+    const body = readResourceBody('InstanceGroupManager', 'instance_group_manager_resource', call.body);
+    return this.#change(call, 'patch', (current) => patchedGroup(current, body, this.#ctx(call)));
+  }
+
+  #ctx = (call: ComputeCall) => ({ projectId: call.project.projectId, scope: call.scope, fingerprint: this.#fingerprint() });
+
+  /** A change of the group's configuration: checked now, applied (and rolled out) when its operation completes. */
+  async #change(call: ComputeCall, operationType: string, change: (current: Obj) => Obj): Promise<WireOperation> {
+    const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
+    const { members: _, stepSinceMs: __, ...config } = change(r.body);
+    await this.#templatesExist(call, config);
+    return this.#d.operations.start<ChangeData>(call, {
+      kind: 'compute.instanceGroupManagers.change',
+      scope: r.scope,
+      operationType,
+      targetLink: LINK_BASE + groupPath(call.project.projectId, r.scope, r.name),
+      targetId: r.id,
+      data: { name: r.name, config },
+    });
+  }
+}
+

@@ -1,0 +1,184 @@
+/**
+ * Managed instance groups, zonal and regional: insert from a template (its instances made, named
+ * BASE-xxxx, spread over a region's zones), get with status and current actions, list,
+ * aggregatedList, listManagedInstances, resize, setInstanceTemplate, patch with updatePolicy (a
+ * PROACTIVE update replaces the instances at once in instant mode, step by step on the twin's clock
+ * in delayed mode, never beyond maxSurge / maxUnavailable), delete (its instances go too; refused
+ * while an autoscaler scales it). Every answer is checked against the discovery document.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { REGIONS } from '../../src/services/compute/catalogue.ts';
+import { type TestTwin, startTestTwin } from '../support/twin.ts';
+import { CAROL } from '../support/world.ts';
+import { CORA, LINK, P, VIC, assertComputeError, computeWorld, templateBody } from './compute.helpers.ts';
+import { advanceClock, setOperationsMode } from './helpers.ts';
+
+const V1 = '/compute/v1';
+const ZONE = 'us-central1-a';
+const groups = (scope = `zones/${ZONE}`) => `${V1}/projects/${P}/${scope}/instanceGroupManagers`;
+const tpl = (name: string) => `${LINK}projects/${P}/global/instanceTemplates/${name}`;
+
+describe('managed instance groups', () => {
+  let t: TestTwin;
+  const call = (who: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    t.call(who, { method, url, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  const done = async (res: Awaited<ReturnType<typeof call>>) => {
+    assert.equal(res.statusCode, 200, res.body);
+    const op = res.json();
+    assert.equal(op.status, 'DONE', res.body);
+    assert.equal(op.error, undefined, res.body);
+    return op;
+  };
+  const get = async (url: string) => {
+    const res = await call(VIC, 'GET', url);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+  const members = async (scope: string, name: string): Promise<any[]> => {
+    const res = await call(VIC, 'POST', `${groups(scope)}/${name}/listManagedInstances`);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().managedInstances ?? [];
+  };
+
+  before(async () => {
+    t = await startTestTwin({ world: computeWorld });
+    await done(await call(CAROL, 'POST', `${V1}/projects/${P}/global/networks`, { name: 'vpc', autoCreateSubnetworks: false }));
+    await done(await call(CAROL, 'POST', `${V1}/projects/${P}/regions/us-central1/subnetworks`, { name: 'apps', network: 'global/networks/vpc', ipCidrRange: '10.20.0.0/24' }));
+    for (const name of ['tpl-a', 'tpl-b']) {
+      await done(await call(CORA, 'POST', `${V1}/projects/${P}/global/instanceTemplates`, templateBody(name, { networkInterfaces: [{ network: 'global/networks/vpc', subnetwork: 'regions/us-central1/subnetworks/apps' }] })));
+    }
+  });
+  after(() => t.close());
+
+  test('a zonal group: its instances are made from the template, named BASE-xxxx, and listed as managed instances', async () => {
+    const op = await done(await call(CORA, 'POST', groups(), { name: 'web', baseInstanceName: 'web', targetSize: 3, instanceTemplate: 'global/instanceTemplates/tpl-a' }));
+    assert.equal(op.operationType, 'insert');
+    assert.equal(op.targetLink, `${LINK}projects/${P}/zones/${ZONE}/instanceGroupManagers/web`);
+    const g = await get(`${groups()}/web`);
+    assert.equal(g.kind, 'compute#instanceGroupManager');
+    assert.equal(g.targetSize, 3);
+    assert.equal(g.instanceTemplate, tpl('tpl-a'));
+    assert.deepEqual(g.versions, [{ instanceTemplate: tpl('tpl-a') }]);
+    assert.equal(g.zone, `${LINK}projects/${P}/zones/${ZONE}`);
+    assert.equal(g.instanceGroup, `${LINK}projects/${P}/zones/${ZONE}/instanceGroups/web`);
+    assert.equal(g.status.isStable, true);
+    assert.equal(g.status.versionTarget.isReached, true);
+    assert.equal(g.currentActions.none, 3);
+    assert.deepEqual(g.updatePolicy, {
+      type: 'PROACTIVE',
+      maxSurge: { fixed: 1, calculated: 1 },
+      maxUnavailable: { fixed: 1, calculated: 1 },
+      minimalAction: 'REPLACE',
+      mostDisruptiveAllowedAction: 'REPLACE',
+      replacementMethod: 'SUBSTITUTE',
+    });
+    const ms = await members(`zones/${ZONE}`, 'web');
+    assert.equal(ms.length, 3);
+    for (const m of ms) {
+      assert.match(m.name, /^web-[a-z0-9]{4}$/);
+      assert.equal(m.currentAction, 'NONE');
+      assert.equal(m.instanceStatus, 'RUNNING');
+      assert.deepEqual(m.version, { instanceTemplate: tpl('tpl-a') });
+      const i = await get(`${V1}/projects/${P}/zones/${ZONE}/instances/${m.name}`);
+      assert.equal(i.id, m.id);
+      assert.equal(i.networkInterfaces[0].subnetwork, `${LINK}projects/${P}/regions/us-central1/subnetworks/apps`);
+    }
+    assert.deepEqual((await get(groups())).items, [g]);
+    const agg = await get(`${V1}/projects/${P}/aggregated/instanceGroupManagers`);
+    assert.deepEqual(agg.items[`zones/${ZONE}`].instanceGroupManagers, [g]);
+  });
+
+  test('resize up and down', async () => {
+    await done(await call(CORA, 'POST', `${groups()}/web/resize?size=5`));
+    assert.equal((await members(`zones/${ZONE}`, 'web')).length, 5);
+    await done(await call(CORA, 'POST', `${groups()}/web/resize?size=2`));
+    const ms = await members(`zones/${ZONE}`, 'web');
+    assert.equal(ms.length, 2);
+    assert.equal((await get(`${groups()}/web`)).targetSize, 2);
+    assertComputeError(await call(CORA, 'POST', `${groups()}/web/resize?size=-1`), 400, 'invalid', /size/);
+  });
+
+  test('a template a group uses cannot be deleted', async () => {
+    assertComputeError(await call(CORA, 'DELETE', `${V1}/projects/${P}/global/instanceTemplates/tpl-a`), 400, 'resourceInUseByAnotherResource', /instanceGroupManagers\/web/);
+  });
+
+  test('setInstanceTemplate with a PROACTIVE policy: in instant mode every instance is replaced at once', async () => {
+    const before = (await members(`zones/${ZONE}`, 'web')).map((m) => m.name);
+    await done(await call(CORA, 'POST', `${groups()}/web/setInstanceTemplate`, { instanceTemplate: 'global/instanceTemplates/tpl-b' }));
+    const g = await get(`${groups()}/web`);
+    assert.equal(g.instanceTemplate, tpl('tpl-b'));
+    assert.equal(g.status.versionTarget.isReached, true);
+    const ms = await members(`zones/${ZONE}`, 'web');
+    assert.equal(ms.length, 2);
+    for (const m of ms) assert.deepEqual(m.version, { instanceTemplate: tpl('tpl-b') });
+    for (const name of before) assert.equal((await call(VIC, 'GET', `${V1}/projects/${P}/zones/${ZONE}/instances/${name}`)).statusCode, 404, 'substituted instances are gone');
+  });
+
+  test('an OPPORTUNISTIC policy leaves the instances as they are', async () => {
+    await done(await call(CORA, 'PATCH', `${groups()}/web`, { updatePolicy: { type: 'OPPORTUNISTIC' }, versions: [{ instanceTemplate: 'global/instanceTemplates/tpl-a' }] }));
+    const g = await get(`${groups()}/web`);
+    assert.equal(g.status.isStable, true);
+    assert.equal(g.status.versionTarget.isReached, false);
+    for (const m of await members(`zones/${ZONE}`, 'web')) assert.deepEqual(m.version, { instanceTemplate: tpl('tpl-b') });
+  });
+
+  test('delayed mode: a rolling update reads within maxSurge and maxUnavailable at every step', async () => {
+    await done(await call(CORA, 'POST', groups(), { name: 'roll', baseInstanceName: 'roll', targetSize: 4, instanceTemplate: 'global/instanceTemplates/tpl-a', updatePolicy: { maxSurge: { fixed: 1 }, maxUnavailable: { fixed: 0 } } }));
+    await setOperationsMode(t, 'delayed', 2000);
+    try {
+      const op = (await call(CORA, 'PATCH', `${groups()}/roll`, { versions: [{ instanceTemplate: 'global/instanceTemplates/tpl-b' }] })).json();
+      assert.notEqual(op.status, 'DONE');
+      let steps = 0;
+      for (; steps < 40; steps++) {
+        await advanceClock(t, 2);
+        const g = await get(`${groups()}/roll`);
+        const ms = await members(`zones/${ZONE}`, 'roll');
+        const available = ms.filter((m) => m.currentAction === 'NONE' && m.instanceStatus === 'RUNNING').length;
+        assert.ok(ms.length <= 4 + 1, `${ms.length} instances exceed targetSize 4 + maxSurge 1`);
+        assert.ok(4 - available <= 0, `${4 - available} unavailable exceed maxUnavailable 0`);
+        const settled = ms.every((m) => m.currentAction === 'NONE');
+        assert.equal(g.status.isStable, settled && ms.length === 4 && ms.every((m) => m.version.instanceTemplate === tpl('tpl-b')), JSON.stringify(g.status));
+        if (g.status.versionTarget.isReached) {
+          assert.ok(ms.every((m) => m.version.instanceTemplate === tpl('tpl-b')));
+          break;
+        }
+      }
+      assert.ok(steps > 2, 'the update took several steps');
+      assert.ok(steps < 40, 'the update converged');
+    } finally {
+      await setOperationsMode(t, 'instant');
+    }
+  });
+
+  test('a regional group spreads its instances over the region\'s zones', async () => {
+    const region = 'regions/us-central1';
+    await done(await call(CORA, 'POST', groups(region), { name: 'web-r', baseInstanceName: 'web-r', targetSize: 3, instanceTemplate: 'global/instanceTemplates/tpl-a' }));
+    const g = await get(`${groups(region)}/web-r`);
+    assert.equal(g.region, `${LINK}projects/${P}/regions/us-central1`);
+    assert.equal(g.distributionPolicy.zones.length, REGIONS.get('us-central1')!.length);
+    assert.equal(g.updatePolicy.maxSurge.fixed, REGIONS.get('us-central1')!.length);
+    const zones = new Set((await members(region, 'web-r')).map((m) => m.instance.split('/')[8]));
+    assert.equal(zones.size, 3);
+    assert.equal((await get(groups(region))).kind, 'compute#regionInstanceGroupManagerList');
+    assertComputeError(await call(CORA, 'POST', groups(region), { name: 'x', baseInstanceName: 'x', targetSize: 3, instanceTemplate: 'global/instanceTemplates/tpl-a', updatePolicy: { maxSurge: { fixed: 1 } } }), 400, 'invalid', /at least the number of zones/);
+    await done(await call(CORA, 'DELETE', `${groups(region)}/web-r`));
+  });
+
+  test('the group\'s rules: baseInstanceName, targetSize, an existing template', async () => {
+    assertComputeError(await call(CORA, 'POST', groups(), { name: 'bad', baseInstanceName: 'Bad', targetSize: 1, instanceTemplate: 'global/instanceTemplates/tpl-a' }), 400, 'invalid', /baseInstanceName/);
+    assertComputeError(await call(CORA, 'POST', groups(), { name: 'bad', baseInstanceName: 'bad', instanceTemplate: 'global/instanceTemplates/tpl-a' }), 400, 'required', /targetSize/);
+    assertComputeError(await call(CORA, 'POST', groups(), { name: 'bad', baseInstanceName: 'bad', targetSize: 1, instanceTemplate: 'global/instanceTemplates/ghost' }), 404, 'notFound', /instanceTemplates\/ghost/);
+    assertComputeError(await call(VIC, 'POST', groups(), { name: 'bad', baseInstanceName: 'bad', targetSize: 1, instanceTemplate: 'global/instanceTemplates/tpl-a' }), 403, 'forbidden', /compute\.instanceGroupManagers\.create/);
+  });
+
+  test('delete: refused while an autoscaler scales the group; then its instances go with it', async () => {
+    await done(await call(CORA, 'POST', `${V1}/projects/${P}/zones/${ZONE}/autoscalers`, { name: 'web-as', target: 'web', autoscalingPolicy: { maxNumReplicas: 4 } }));
+    assertComputeError(await call(CORA, 'DELETE', `${groups()}/web`), 400, 'resourceInUseByAnotherResource', /autoscalers\/web-as/);
+    await done(await call(CORA, 'DELETE', `${V1}/projects/${P}/zones/${ZONE}/autoscalers/web-as`));
+    const ms = await members(`zones/${ZONE}`, 'web');
+    await done(await call(CORA, 'DELETE', `${groups()}/web`));
+    assert.equal((await call(VIC, 'GET', `${groups()}/web`)).statusCode, 404);
+    for (const m of ms) assert.equal((await call(VIC, 'GET', `${V1}/projects/${P}/zones/${ZONE}/instances/${m.name}`)).statusCode, 404);
+  });
+});
