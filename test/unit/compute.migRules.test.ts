@@ -52,6 +52,7 @@ describe('managed instance group rules', () => {
     assert.deepEqual(checkVersions({ instanceTemplate: `${LINK}projects/q/regions/us-central1/instanceTemplates/t` }, 'p', 'us-central1'), [
       { instanceTemplate: `${LINK}projects/q/regions/us-central1/instanceTemplates/t` },
     ]);
+    assert.deepEqual(checkVersions({ instanceTemplate: 'http://127.0.0.1:8080/compute/v1/projects/p/global/instanceTemplates/t' }, 'p', undefined), [{ instanceTemplate: `${LINK}projects/p/global/instanceTemplates/t` }]);
     assert.match(refused(() => checkVersions({ instanceTemplate: 'regions/europe-west1/instanceTemplates/t' }, 'p', 'us-central1')).message, /must be in region 'us-central1'/);
     assert.match(refused(() => checkVersions({ instanceTemplate: 'regions/us-central1/instanceTemplates/t' }, 'p', undefined)).message, /must be in region/);
     assert.match(refused(() => checkVersions({ instanceTemplate: 'global/networks/n' }, 'p', undefined)).message, /instance template URL/);

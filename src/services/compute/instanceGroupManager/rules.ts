@@ -102,7 +102,8 @@ function checkFixedOrPercent(v: FixedOrPercent | undefined, field: string): Fixe
 function checkTemplateUrl(v: unknown, field: string, project: string, region: string | undefined): string {
   if (v === undefined || v === '') throw requiredField(field);
   if (typeof v !== 'string') throw invalidField(field, v, 'Must be an instance template URL.');
-  const path = v.startsWith(LINK_BASE) ? v.slice(LINK_BASE.length) : v.replace(/^\/\/compute\.googleapis\.com\//, '');
+  // A URL on any host (gcloud sends its endpoint's: cloudtwin's own), or a partial path.
+  const path = v.replace(/^(?:https?:)?\/\/[^/]+\/compute\/(?:v1|beta|alpha)\//, '');
   const m = /^(?:projects\/([^/]+)\/)?(global|regions\/([^/]+))\/instanceTemplates\/([a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)$/.exec(path);
   if (!m) throw invalidField(field, v, 'Must be an instance template URL.');
   const [, p = project, , templateRegion, name] = m;
