@@ -19,7 +19,7 @@ if (gcloudAvailable('gcloud compute instance-groups managed')) {
   describe('gcloud compute instance-groups managed against cloudtwin serve', () => {
     const t = gcloudServerHooks({ world: computeWorld, principal: CAROL, project: P, args: ['--journal-bodies'] });
 
-    it('create, describe, resize, list-instances, rolling-action start-update, set-instance-template, delete', async () => {
+    it('create, describe, list, resize, list-instances, rolling-action start-update, set-instance-template, delete', { timeout: 600_000 }, async () => {
       ok(await t.g.run(['compute', 'networks', 'create', 'gmig-net', '--subnet-mode=custom']));
       ok(await t.g.run(['compute', 'networks', 'subnets', 'create', 'gmig-sub', '--network=gmig-net', '--region=us-central1', '--range=10.30.0.0/24']));
       for (const name of ['gtpl-a', 'gtpl-b']) {
@@ -31,6 +31,9 @@ if (gcloudAvailable('gcloud compute instance-groups managed')) {
       assert.equal(described.json.targetSize, 2);
       assert.equal(described.json.instanceTemplate, `${LINK}projects/${P}/global/instanceTemplates/gtpl-a`);
       assert.equal(described.json.status.isStable, true);
+      const listed = await t.g.run(['compute', 'instance-groups', 'managed', 'list']);
+      ok(listed);
+      assert.ok(listed.json.some((g: any) => g.name === 'gmig'), listed.stdout);
       ok(await t.g.run(['compute', 'instance-groups', 'managed', 'resize', 'gmig', Z, '--size=3']));
       const instances = await t.g.run(['compute', 'instance-groups', 'managed', 'list-instances', 'gmig', Z]);
       ok(instances);

@@ -87,6 +87,13 @@ describe('managed instance groups', () => {
     assert.deepEqual((await get(groups())).items, [g]);
     const agg = await get(`${V1}/projects/${P}/aggregated/instanceGroupManagers`);
     assert.deepEqual(agg.items[`zones/${ZONE}`].instanceGroupManagers, [g]);
+    // the instance group it makes, read only
+    const ig = await get(`${V1}/projects/${P}/zones/${ZONE}/instanceGroups/web`);
+    assert.equal(ig.kind, 'compute#instanceGroup');
+    assert.equal(ig.size, 3);
+    assert.equal(ig.selfLink, g.instanceGroup);
+    assert.deepEqual((await get(`${V1}/projects/${P}/zones/${ZONE}/instanceGroups`)).items, [ig]);
+    assert.deepEqual((await get(`${V1}/projects/${P}/aggregated/instanceGroups`)).items[`zones/${ZONE}`].instanceGroups, [ig]);
   });
 
   test('resize up and down', async () => {

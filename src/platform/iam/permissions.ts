@@ -53,6 +53,8 @@ export const COMPUTE_PERMISSIONS = [
   'compute.subnetworks.setPrivateIpGoogleAccess',
   'compute.subnetworks.update',
   'compute.subnetworks.use',
+  'compute.instanceGroups.get',
+  'compute.instanceGroups.list',
   'compute.instanceGroupManagers.create',
   'compute.instanceGroupManagers.delete',
   'compute.instanceGroupManagers.get',

@@ -43,5 +43,17 @@ export function instanceGroupManagerMethods(g: InstanceGroupManagers): ComputeMe
       handler: (c) => g.aggregatedList(c),
     },
     ...rows('regionInstanceGroupManagers', 'regions/{region}'),
+    // The instance groups they make, read only (gcloud's `managed list` reads their sizes).
+    ...(['instanceGroups', 'regionInstanceGroups'] as const).flatMap((resource): ComputeMethod[] => {
+      const C = `projects/{project}/${resource === 'instanceGroups' ? 'zones/{zone}' : 'regions/{region}'}/instanceGroups`;
+      return [
+        { id: `compute.${resource}.get`, verb: 'GET', path: `${C}/{instanceGroup}`, permission: 'compute.instanceGroups.get', handler: (c) => g.instanceGroups(c, 'get') },
+        { id: `compute.${resource}.list`, verb: 'GET', path: C, permission: 'compute.instanceGroups.list', query: 'list', handler: (c) => g.instanceGroups(c, 'list') },
+      ];
+    }),
+    {
+      id: 'compute.instanceGroups.aggregatedList', verb: 'GET', path: 'projects/{project}/aggregated/instanceGroups', permission: 'compute.instanceGroups.list', query: 'aggregated',
+      handler: (c) => g.instanceGroups(c, 'aggregatedList'),
+    },
   ];
 }

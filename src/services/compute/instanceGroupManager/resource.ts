@@ -166,3 +166,15 @@ export function managedInstances(r: StoredResource, projectId: string, statusOf:
     };
   });
 }
+
+/** The instance group a managed group makes (`instanceGroups` / `regionInstanceGroups`): its members as a plain group. */
+export function presentInstanceGroup(r: StoredResource, projectId: string): Obj {
+  const where = r.scope.type === 'zone' ? { zone: scopeLink(projectId, r.scope) } : { region: scopeLink(projectId, r.scope) };
+  return presented('InstanceGroup', r, { fingerprint: '42WmSpB8rSM=' }, {
+    ...where,
+    ...(r.body.description !== undefined ? { description: r.body.description } : {}),
+    ...(r.body.namedPorts ? { namedPorts: r.body.namedPorts } : {}),
+    size: ((r.body.members ?? []) as StoredMember[]).length,
+    selfLink: `${scopeLink(projectId, r.scope)}/instanceGroups/${r.name}`,
+  });
+}

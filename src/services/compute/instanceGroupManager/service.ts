@@ -19,7 +19,7 @@ import type { ResourceStore, StoredResource } from '../store/resources.ts';
 import type { ResourceWrites, WritableKind } from '../store/writes.ts';
 import { type ResourceUsage, refTarget } from '../usage.ts';
 import { INSTANCE_GROUP_MANAGERS } from './kind.ts';
-import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, patchedGroup, plannerView, presentGroup } from './resource.ts';
+import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, patchedGroup, plannerView, presentGroup, presentInstanceGroup } from './resource.ts';
 import { isEmptyStep, nextStep } from './rollout.ts';
 import { groupZones, instanceName } from './rules.ts';
 
@@ -47,6 +47,10 @@ interface ChangeData {
 
 /** Regional groups list as `compute#regionInstanceGroupManagerList`. */
 const REGIONAL_LISTING: StoredKind = { ...INSTANCE_GROUP_MANAGERS, schema: 'RegionInstanceGroupManager' };
+
+/** The same rows read as the instance groups they make (`instanceGroups`, `regionInstanceGroups`). */
+const INSTANCE_GROUPS: StoredKind = { ...INSTANCE_GROUP_MANAGERS, collection: 'instanceGroups', schema: 'InstanceGroup', present: presentInstanceGroup };
+const REGION_INSTANCE_GROUPS: StoredKind = { ...INSTANCE_GROUPS, schema: 'RegionInstanceGroup' };
 
 /**
  * Managed instance groups, zonal and regional (the scope is the call's): insert, get, list,
@@ -239,6 +243,14 @@ export class InstanceGroupManagers {
   async aggregatedList(call: ComputeCall): Promise<Obj> {
     await this.#catchUp(call);
     return this.#d.reader.aggregatedList(call, this.kind);
+  }
+
+  /** The instance groups the managed groups make: get, list (zonal or regional), aggregatedList. */
+  async instanceGroups(call: ComputeCall, method: 'get' | 'list' | 'aggregatedList'): Promise<Obj> {
+    await this.#catchUp(call, method === 'aggregatedList' ? undefined : [call.scope]);
+    if (method === 'aggregatedList') return this.#d.reader.aggregatedList(call, INSTANCE_GROUPS);
+    if (method === 'get') return this.#d.reader.get(call, INSTANCE_GROUPS, 'instanceGroup');
+    return this.#d.reader.list(call, call.scope.type === 'region' ? REGION_INSTANCE_GROUPS : INSTANCE_GROUPS);
   }
 
   async listManagedInstances(call: ComputeCall): Promise<Obj> {
