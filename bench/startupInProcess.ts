@@ -8,7 +8,12 @@
 // follow with the modules loaded, each stopped before the next. Prints one JSON line:
 // {"firstMs", "firstCpuMs", "laterMs": [...], "laterCpuMs": [...]}. bench:startup runs it with
 // NODE_COMPILE_CACHE set, as `cloudtwin serve` runs with the compile cache on (a test runner that
-// sets NODE_COMPILE_CACHE gets the same).
+// sets NODE_COMPILE_CACHE gets the same). kysely and TypeBox load from their bundles, as an
+// installed package loads them (dist/vendor/, made by scripts/build-package.js from the same
+// scripts/vendor-deps.js build the repository's bundles come from).
+import { useVendoredDeps } from '../bin/vendored.js';
+
+useVendoredDeps();
 const [mode, later = '5'] = process.argv.slice(2);
 if (mode !== 'fastify' && mode !== 'cloudtwin') throw new Error('usage: node bench/startupInProcess.ts fastify|cloudtwin [LATER_STARTS]');
 

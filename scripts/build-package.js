@@ -3,17 +3,22 @@
  * that it runs from `node_modules` on Node >= 22 (Node refuses to strip types there). Compiles
  * `src/` to `dist/` (JavaScript with relative imports rewritten to `.js`, and `.d.ts` beside it),
  * copies the files `src/` reads at run time (JSON tables, ...), and makes sure the console is
- * built (`console/dist/`). The repository itself keeps running from `src/`: `bin/cloudtwin.js`
+ * built (`console/dist/`). kysely and TypeBox (257 and 247 small ES modules) are shipped as
+ * bundles in `dist/vendor/` (scripts/vendor-deps.js makes them, as for the repository's own
+ * `cloudtwin` command) and dist/ imports them there: an installed cloudtwin, its in-process
+ * fixture included, loads a few modules instead of five hundred. The type declarations keep
+ * naming the packages (they stay dependencies). The repository itself keeps running from `src/`: `bin/cloudtwin.js`
  * uses `dist/` only where `src/` is absent (an installed package). `postpack` removes `dist/`.
  *
  *   node scripts/build-package.js          (plain JavaScript: no type stripping needed)
  *   node scripts/build-package.js --clean  (removes dist/)
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { VENDORED, bundleVendored } from './vendor-deps.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
@@ -47,5 +52,21 @@ for (const file of files(SRC)) {
   copyFileSync(join(SRC, file), join(DIST, file));
   copied++;
 }
+const vendored = await bundleVendored(join(DIST, 'vendor'));
+if (vendored) {
+  // `from 'kysely'` and `import('kysely')` in dist/ become the bundle's path relative to the module.
+  const specifiers = Object.keys(VENDORED).sort((a, b) => b.length - a.length);
+  const quoted = new RegExp(`(from\\s*|import\\(\\s*)(['"])(${specifiers.map((x) => x.replace(/[/.]/g, '\\$&')).join('|')})\\2`, 'g');
+  for (const file of files(DIST)) {
+    if (!file.endsWith('.js') || file.startsWith('vendor')) continue;
+    const path = join(DIST, file);
+    const text = readFileSync(path, 'utf8');
+    const rewritten = text.replace(quoted, (_m, lead, q, specifier) => {
+      const target = relative(dirname(path), join(DIST, 'vendor', `${VENDORED[specifier].entry}.mjs`)).replaceAll('\\', '/');
+      return `${lead}${q}${target.startsWith('.') ? target : `./${target}`}${q}`;
+    });
+    if (rewritten !== text) writeFileSync(path, rewritten);
+  }
+}
 if (!existsSync(join(ROOT, 'console', 'dist', 'index.html'))) run('npm', ['run', 'build:console']);
-console.log(`build-package: dist/ compiled from src/ (${files(DIST).filter((f) => f.endsWith('.js')).length} modules, ${copied} data files); console/dist/ ready`);
+console.log(`build-package: dist/ compiled from src/ (${files(DIST).filter((f) => f.endsWith('.js')).length} modules, ${copied} data files${vendored ? `; ${Object.keys(VENDORED).join(', ')} bundled in dist/vendor/` : ''}); console/dist/ ready`);

@@ -10,7 +10,8 @@
  * instead of five hundred. Loading a module costs Node a resolution, a read and a link whatever
  * its size: the two bundles load in about a tenth of the time (bench:startup). The sources
  * (`src/`) are not bundled: Node runs them as they are; tests that import them in-process use
- * `node_modules` directly.
+ * `node_modules` directly. The published package ships the same bundles in `dist/vendor/`
+ * (scripts/build-package.js), so an installed cloudtwin, in-process fixture included, loads them.
  *
  *   node scripts/vendor-deps.js      (plain JavaScript: `npm ci` may run on a Node older than 24)
  */
@@ -46,26 +47,36 @@ function installedVersion(pkg) {
   }
 }
 
-async function main() {
+/**
+ * Bundles the VENDORED specifiers into `dir` (one build: entries of one package share chunks, so
+ * `@sinclair/typebox/value` and `@sinclair/typebox` stay one module instance, as in
+ * node_modules). Returns false when rolldown is not installed (a production install).
+ */
+export async function bundleVendored(dir) {
   let rolldown;
   try {
     rolldown = await import('rolldown');
   } catch {
-    console.log('vendor-deps: rolldown is not installed (a production install): dependencies load from node_modules');
-    return;
+    return false;
   }
-  rmSync(VENDOR_DIR, { recursive: true, force: true });
-  mkdirSync(VENDOR_DIR, { recursive: true });
-  // One build with an entry per specifier: entries of one package share chunks, so
-  // `@sinclair/typebox/value` and `@sinclair/typebox` stay one module instance, as in node_modules.
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
   const input = Object.fromEntries(Object.entries(VENDORED).map(([specifier, v]) => [v.entry, specifier]));
   await rolldown.build({
     cwd: ROOT,
     input,
     platform: 'node',
     logLevel: 'warn',
-    output: { dir: VENDOR_DIR, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[hash].mjs' },
+    output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[hash].mjs' },
   });
+  return true;
+}
+
+async function main() {
+  if (!(await bundleVendored(VENDOR_DIR))) {
+    console.log('vendor-deps: rolldown is not installed (a production install): dependencies load from node_modules');
+    return;
+  }
   const manifest = {
     note: 'made by scripts/vendor-deps.js; used by bin/vendored.js while these versions are the installed ones',
     packages: Object.fromEntries([...new Set(Object.values(VENDORED).map((v) => v.pkg))].map((pkg) => [pkg, installedVersion(pkg)])),
@@ -75,4 +86,5 @@ async function main() {
   console.log(`vendor-deps: ${Object.keys(VENDORED).join(', ')} bundled into ${VENDOR_DIR}`);
 }
 
-await main();
+// Run as a script (`npm ci`'s prepare); imported (scripts/build-package.js) for bundleVendored.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

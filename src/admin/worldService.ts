@@ -8,7 +8,7 @@ import { PREDEFINED_ROLES } from '../platform/iam/permissions.ts';
 import { setDailyLimit } from '../platform/quota/quota.ts';
 import type { Database } from '../platform/store/schema.ts';
 import type { Store } from '../platform/store/store.ts';
-import { type World, WorldSchema, schemaErrors } from './worldSchema.ts';
+import type { World } from './worldSchema.ts';
 
 /** A project id or number to its number through `resolve` (undefined when the world has no such project). */
 function projectNumberOf(resolve: (resource: string) => string): (id: string) => string | undefined {
@@ -20,6 +20,8 @@ function projectNumberOf(resolve: (resource: string) => string): (id: string) =>
  * resource tables and the media catalogue's writer are not loaded at start-up).
  */
 const computeWorld = () => import('../services/compute/world.ts');
+/** The document's schema (TypeBox, with Compute's section), built with the first document. */
+const worldSchema = () => import('./worldSchema.ts');
 const mediaWorld = () => import('../services/media/catalog/writer.ts');
 
 function reject(problems: string[]): never {
@@ -46,6 +48,7 @@ export class WorldService {
 
   async apply(doc: unknown): Promise<{ applied: Record<string, number> }> {
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) reject(['(document): must be an object']);
+    const { WorldSchema, schemaErrors } = await worldSchema();
     const errors = schemaErrors(WorldSchema, doc);
     if (errors.length) reject(errors);
     const world = doc as World;
