@@ -281,8 +281,8 @@ export class Instances {
         const path = netRef ? refPath(netRef) : `projects/${project.projectId}/global/networks/default`;
         network = await this.#d.resources.get(trx, 'network', project.projectNumber, GLOBAL, path.split('/').pop()!);
         if (!network) throw resourceNotFound(path);
-        const networkLink = LINK_BASE + `projects/${project.projectId}/global/networks/${network.name}`;
-        subnetwork = (await this.#d.resources.all(trx, 'subnetwork', project.projectNumber, [inRegion(region)])).find((s) => s.body.network === networkLink || String(s.body.network).endsWith(`/global/networks/${network!.name}`));
+        // The region's subnetwork of that network (an auto-mode network's are stored as `global/networks/N`).
+        subnetwork = (await this.#d.resources.all(trx, 'subnetwork', project.projectNumber, [inRegion(region)])).find((s) => String(s.body.network).split('/').pop() === network!.name);
         if (!subnetwork && network.body.autoCreateSubnetworks !== true && typeof network.body.IPv4Range !== 'string') {
           throw invalidField(`${at}.subnetwork`, '', `Subnetwork should be specified for custom subnetmode network`);
         }
