@@ -106,6 +106,24 @@ describe('managed instance groups', () => {
     assertComputeError(await call(CORA, 'POST', `${groups()}/web/resize?size=-1`), 400, 'invalid', /size/);
   });
 
+  test('deleteInstances, abandonInstances, recreateInstances', async () => {
+    await done(await call(CORA, 'POST', `${groups()}/web/resize?size=4`));
+    const [a, b, c, d] = await members(`zones/${ZONE}`, 'web');
+    const op = await done(await call(CORA, 'POST', `${groups()}/web/deleteInstances`, { instances: [a.instance] }));
+    assert.equal(op.operationType, 'deleteInstances');
+    assert.equal((await get(`${groups()}/web`)).targetSize, 3);
+    assert.equal((await call(VIC, 'GET', a.instance.replace(LINK, `${V1}/`))).statusCode, 404, 'a deleted member\'s instance is gone');
+    await done(await call(CORA, 'POST', `${groups()}/web/abandonInstances`, { instances: [b.instance] }));
+    assert.equal((await get(`${groups()}/web`)).targetSize, 2);
+    assert.equal((await call(VIC, 'GET', b.instance.replace(LINK, `${V1}/`))).statusCode, 200, 'an abandoned instance stays');
+    await done(await call(CAROL, 'DELETE', b.instance.replace(LINK, `${V1}/`)));
+    await done(await call(CORA, 'POST', `${groups()}/web/recreateInstances`, { instances: [c.instance] }));
+    const after = await members(`zones/${ZONE}`, 'web');
+    assert.deepEqual(after.map((m) => m.name).sort(), [c.name, d.name].sort());
+    assert.notEqual(after.find((m) => m.name === c.name).id, c.id, 'recreated: the same name, a new instance');
+    assertComputeError(await call(CORA, 'POST', `${groups()}/web/deleteInstances`, { instances: [b.instance] }), 400, 'invalid', /not a member/);
+  });
+
   test('a template a group uses cannot be deleted', async () => {
     assertComputeError(await call(CORA, 'DELETE', `${V1}/projects/${P}/global/instanceTemplates/tpl-a`), 400, 'resourceInUseByAnotherResource', /instanceGroupManagers\/web/);
   });

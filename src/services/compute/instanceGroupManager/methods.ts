@@ -18,7 +18,8 @@ const ListInstancesQuery = Type.Object(
 
 /**
  * `instanceGroupManagers` (zonal) and `regionInstanceGroupManagers`: insert, get, list, delete,
- * resize, listManagedInstances, setInstanceTemplate, patch, and the zonal aggregatedList covering both.
+ * resize, listManagedInstances, setInstanceTemplate, patch, deleteInstances, abandonInstances,
+ * recreateInstances, and the zonal aggregatedList covering both.
  */
 export function instanceGroupManagerMethods(g: InstanceGroupManagers): ComputeMethod[] {
   const rows = (resource: string, scope: string): ComputeMethod[] => {
@@ -34,6 +35,9 @@ export function instanceGroupManagerMethods(g: InstanceGroupManagers): ComputeMe
       { id: id('listManagedInstances'), verb: 'POST', path: `${R}/listManagedInstances`, permission: 'compute.instanceGroupManagers.get', query: ListInstancesQuery, read: true, handler: (c) => g.listManagedInstances(c) },
       { id: id('setInstanceTemplate'), verb: 'POST', path: `${R}/setInstanceTemplate`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.setInstanceTemplate(c) },
       { id: id('patch'), verb: 'PATCH', path: R, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.patch(c) },
+      { id: id('deleteInstances'), verb: 'POST', path: `${R}/deleteInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.actOnInstances(c, 'DELETING') },
+      { id: id('abandonInstances'), verb: 'POST', path: `${R}/abandonInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.actOnInstances(c, 'ABANDONING') },
+      { id: id('recreateInstances'), verb: 'POST', path: `${R}/recreateInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.actOnInstances(c, 'RECREATING') },
     ];
   };
   return [

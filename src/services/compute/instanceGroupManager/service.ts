@@ -20,7 +20,7 @@ import type { ResourceWrites, WritableKind } from '../store/writes.ts';
 import { type ResourceUsage, refTarget } from '../usage.ts';
 import { INSTANCE_GROUP_MANAGERS } from './kind.ts';
 import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, patchedGroup, plannerView, presentGroup, presentInstanceGroup } from './resource.ts';
-import { isEmptyStep, nextStep } from './rollout.ts';
+import { type MemberAction, isEmptyStep, nextStep } from './rollout.ts';
 import { groupZones, instanceName } from './rules.ts';
 
 type Obj = Record<string, any>;
@@ -43,6 +43,8 @@ export interface InstanceGroupManagerDeps {
 interface ChangeData {
   name: string;
   config: Obj;
+  /** deleteInstances / abandonInstances / recreateInstances: the members (instance names) to act on. */
+  act?: { action: MemberAction | 'ABANDONING'; names: string[] };
 }
 
 /** Regional groups list as `compute#regionInstanceGroupManagerList`. */
@@ -76,7 +78,9 @@ export class InstanceGroupManagers {
       const r = await deps.resources.get(trx, this.kind.kind, p.projectNumber, scopeAt(p.location), p.targetId);
       if (!r) return undefined;
       const caught = await this.#advance(trx, p, r);
-      await this.#settle(trx, p, { ...caught, body: { ...p.data.config, members: caught.body.members, stepSinceMs: caught.body.stepSinceMs } });
+      const body = { ...p.data.config, members: caught.body.members, stepSinceMs: caught.body.stepSinceMs };
+      if (p.data.act) await this.#act(trx, p, body, p.data.act);
+      await this.#settle(trx, p, { ...caught, body });
       return undefined;
     }, ({ name }) => ({ name }));
     // A group uses its versions' templates: a template's delete asks who uses it.
@@ -206,6 +210,22 @@ export class InstanceGroupManagers {
     }
   }
 
+  /** Members named by deleteInstances (they go), abandonInstances (they leave the group, their instances stay) or recreateInstances. */
+  async #act(trx: Kysely<Database>, p: Project, body: Obj, act: NonNullable<ChangeData['act']>): Promise<void> {
+    const members = body.members as StoredMember[];
+    if (act.action === 'ABANDONING') {
+      body.members = members.filter((m) => !act.names.includes(m.name));
+      return;
+    }
+    const idle = !members.some((m) => m.action !== 'NONE');
+    for (const m of members) {
+      if (!act.names.includes(m.name) || m.action === 'DELETING') continue;
+      m.action = act.action;
+      await this.#setStatus(trx, p, m, 'STOPPING');
+    }
+    if (idle) body.stepSinceMs = this.#d.clock.nowMs();
+  }
+
   /** Every group the call can see caught up with the clock (reads answer the groups as they stand now). */
   async #catchUp(call: ComputeCall, scopes?: readonly Scope[]): Promise<void> {
     await this.#d.store.db.transaction().execute(async (trx) => {
@@ -292,10 +312,30 @@ export class InstanceGroupManagers {
     return this.#change(call, 'patch', (current) => patchedGroup(current, body, this.#ctx(call)));
   }
 
+  /**
+   * deleteInstances (the group's target size drops by their number), abandonInstances (the same;
+   * the instances stay, outside the group) and recreateInstances: `instances` names members by URL.
+   */
+  async actOnInstances(call: ComputeCall, action: 'DELETING' | 'ABANDONING' | 'RECREATING'): Promise<WireOperation> {
+    const asked = (call.body ?? {}) as Obj;
+    const urls: unknown[] = Array.isArray(asked.instances) ? asked.instances : [];
+    if (urls.length === 0) throw requiredField('instances');
+    const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
+    const members = (r.body.members ?? []) as StoredMember[];
+    const names = urls.map((u, i) => {
+      const name = typeof u === 'string' ? u.slice(u.lastIndexOf('/') + 1) : '';
+      if (!members.some((m) => m.name === name)) throw invalidField(`instances[${i}]`, u, 'The instance is not a member of the managed instance group.');
+      return name;
+    });
+    const shrink = action === 'RECREATING' ? 0 : new Set(names).size;
+    const operationType = { DELETING: 'deleteInstances', ABANDONING: 'abandonInstances', RECREATING: 'recreateInstances' }[action];
+    return this.#change(call, operationType, (current) => ({ ...current, targetSize: Math.max(0, current.targetSize - shrink) }), { action, names });
+  }
+
   #ctx = (call: ComputeCall) => ({ projectId: call.project.projectId, scope: call.scope, fingerprint: this.#fingerprint() });
 
   /** A change of the group's configuration: checked now, applied (and rolled out) when its operation completes. */
-  async #change(call: ComputeCall, operationType: string, change: (current: Obj) => Obj): Promise<WireOperation> {
+  async #change(call: ComputeCall, operationType: string, change: (current: Obj) => Obj, act?: ChangeData['act']): Promise<WireOperation> {
     const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
     const { members: _, stepSinceMs: __, ...config } = change(r.body);
     await this.#templatesExist(call, config);
@@ -305,7 +345,7 @@ export class InstanceGroupManagers {
       operationType,
       targetLink: LINK_BASE + groupPath(call.project.projectId, r.scope, r.name),
       targetId: r.id,
-      data: { name: r.name, config },
+      data: { name: r.name, config, ...(act ? { act } : {}) },
     });
   }
 }
