@@ -12,7 +12,7 @@ import { inRegion, inZone, type Scope } from '../../src/services/compute/scope.t
 import { ResourceStore } from '../../src/services/compute/store/resources.ts';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
 import { CAROL, DEMO, MALLORY } from '../support/world.ts';
-import { CORA, LINK, P, VIC, assertComputeError, computeWorld } from './compute.helpers.ts';
+import { CORA, LINK, P, VIC, assertComputeError, assertDone, computeWorld } from './compute.helpers.ts';
 import { advanceClock, setOperationsMode } from './helpers.ts';
 
 const V1 = '/compute/v1';
@@ -25,14 +25,7 @@ describe('autoscalers', () => {
   let t: TestTwin;
   const call = (who: string, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
     t.call(who, { method, url, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  /** A write that must end DONE without error: its operation. */
-  const done = async (res: Awaited<ReturnType<typeof call>>) => {
-    assert.equal(res.statusCode, 200, res.body);
-    const op = res.json();
-    assert.equal(op.status, 'DONE', res.body);
-    assert.equal(op.error, undefined, res.body);
-    return op;
-  };
+  const done = assertDone;
   /** A managed instance group row (the groups' own methods come later): what an autoscaler targets. */
   const group = (scope: Scope, name: string) =>
     new ResourceStore().insertIfAbsent(t.twin.store.db, { kind: INSTANCE_GROUP_MANAGERS.kind, projectNumber: DEMO.projectNumber, scope, name, id: String(7000 + name.length), creationMs: 0, body: { name } });

@@ -116,6 +116,15 @@ export function templateBody(name: string, properties: Record<string, unknown> =
 }
 
 /** Asserts a Compute error envelope (errors[] with domain global, no status) and returns `error`. */
+/** A write that must end DONE without error (instant mode): its operation. */
+export function assertDone(res: LightMyRequestResponse): Record<string, any> {
+  assert.equal(res.statusCode, 200, res.body);
+  const op = res.json();
+  assert.equal(op.status, 'DONE', res.body);
+  assert.equal(op.error, undefined, res.body);
+  return op;
+}
+
 export function assertComputeError(res: LightMyRequestResponse, code: number, reason: string, message?: string | RegExp): Record<string, any> {
   assert.equal(res.statusCode, code, res.body);
   const body = res.json();

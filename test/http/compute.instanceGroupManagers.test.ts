@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { REGIONS } from '../../src/services/compute/catalogue.ts';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
 import { CAROL } from '../support/world.ts';
-import { CORA, LINK, P, VIC, assertComputeError, computeWorld, templateBody } from './compute.helpers.ts';
+import { CORA, LINK, P, VIC, assertComputeError, assertDone, computeWorld, templateBody } from './compute.helpers.ts';
 import { advanceClock, setOperationsMode } from './helpers.ts';
 
 const V1 = '/compute/v1';
@@ -23,13 +23,7 @@ describe('managed instance groups', () => {
   let t: TestTwin;
   const call = (who: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     t.call(who, { method, url, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-  const done = async (res: Awaited<ReturnType<typeof call>>) => {
-    assert.equal(res.statusCode, 200, res.body);
-    const op = res.json();
-    assert.equal(op.status, 'DONE', res.body);
-    assert.equal(op.error, undefined, res.body);
-    return op;
-  };
+  const done = assertDone;
   const get = async (url: string) => {
     const res = await call(VIC, 'GET', url);
     assert.equal(res.statusCode, 200, res.body);
