@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { localServerTls } from '../../src/platform/transport/localCa.ts';
-import type { Listener } from '../../src/platform/transport/listener.ts';
+import { type Listener, bindPort } from '../../src/platform/transport/listener.ts';
 import { createCloudtwin } from '../../src/server.ts';
 import { freshDatabase } from '../support/store.ts';
 
@@ -88,6 +88,26 @@ async function serve(tls?: { cert: string; key: string }): Promise<{ t: { close(
     },
   };
 }
+
+describe('one port: connections that come before the server is ready', () => {
+  it('are held from the bind and answered once it serves (a health check polling from the start)', async () => {
+    // bound first, as src/start.ts does; the twin is built while a client is already connected
+    const bound = await bindPort('127.0.0.1', 0);
+    const early = fetch(`http://127.0.0.1:${bound.port}/_twin/v1/health`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status);
+    const alsoEarly = closedAfter(bound.port, 'GET /_twin/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 200));
+    const db = await freshDatabase();
+    const twin = await createCloudtwin({ auth: 'enforce', adminToken: 'test-admin-token', databaseUrl: db.url });
+    try {
+      await twin.listen({ host: '127.0.0.1', port: bound.port, bound });
+      assert.equal(await early, 200);
+      assert.match((await alsoEarly).received, /^HTTP\/1\.1 200 OK\r\n/);
+    } finally {
+      await twin.close();
+      await db.drop();
+    }
+  });
+});
 
 describe('one port, cleartext: HTTP/1.1 and HTTP/2 with prior knowledge', () => {
   let t: TestTwin;

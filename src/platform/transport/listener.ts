@@ -68,7 +68,9 @@ export interface BoundPort {
   server: NetServer;
   host: string;
   port: number;
-  /** Closes it (when the start goes no further). */
+  /** Hands every connection to `onConnection`: those that came since the bind (held unread), then each new one. */
+  serve(onConnection: (socket: Socket) => void): void;
+  /** Closes it (when the start goes no further), with the connections held. */
   close(): Promise<void>;
 }
 
@@ -82,11 +84,31 @@ export async function bindPort(host: string, port: number): Promise<BoundPort> {
       resolve();
     });
   });
+  // Connections that come while the rest starts (a health check polling from `run` on) are held,
+  // unread, and served once `serve` is called; without this they were accepted and never answered.
+  const early = new Set<Socket>();
+  const hold = (socket: Socket) => {
+    early.add(socket);
+    socket.once('close', () => early.delete(socket));
+    socket.on('error', () => socket.destroy());
+  };
+  server.on('connection', hold);
   return {
     server,
     host,
     port: (server.address() as { port: number }).port,
-    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+    serve(onConnection) {
+      server.off('connection', hold);
+      server.on('connection', onConnection);
+      for (const socket of early) onConnection(socket);
+      early.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of early) socket.destroy();
+        if (server.listening) server.close(() => resolve());
+        else resolve();
+      }),
   };
 }
 
@@ -184,7 +206,7 @@ export async function listen(appl: Application, opts: ListenOptions): Promise<Li
 
   const bound = opts.bound ?? (await bindPort(opts.host, opts.port));
   const net: NetServer = bound.server;
-  net.on('connection', onConnection);
+  bound.serve(onConnection);
   const port = bound.port;
   const reachable = reachableHost(opts.host);
   const hostText = reachable.includes(':') ? `[${reachable}]` : reachable;
