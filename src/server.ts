@@ -12,6 +12,7 @@ import { CredentialGeneration } from './platform/auth/credentialGeneration.ts';
 import { installAuthentication } from './platform/auth/plugin.ts';
 import { ServiceAccountKeys } from './platform/auth/serviceAccountKeys.ts';
 import { registerRevokeEndpoint } from './platform/auth/revokeEndpoint.ts';
+import { registerDiscoveryDocuments } from './platform/discovery/documents.ts';
 import { registerTokenEndpoint } from './platform/auth/tokenEndpoint.ts';
 import { Clock } from './platform/clock/clock.ts';
 import { SharedClock } from './platform/clock/sharedClock.ts';
@@ -198,6 +199,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     };
     registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });
     registerRevokeEndpoint(app, { tokens });
+    registerDiscoveryDocuments(app);
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations, grpc });
     const quota = new Quota(store, clock);
