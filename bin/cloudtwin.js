@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { runOnNode24, stopWhenNpmGoesAway } from './node24.js';
+import { useVendoredDeps } from './vendored.js';
 
 const sources = new URL('../src/cli/main.ts', import.meta.url);
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
@@ -20,6 +21,9 @@ if (!existsSync(sources) && existsSync(compiled) && Number(process.versions.node
   };
   stopWhenNpmGoesAway();
   module.enableCompileCache?.();
+  // The container image keeps the bundles of scripts/vendor-deps.js beside its production
+  // dependencies (Dockerfile); an installed package has none, and this does nothing.
+  useVendoredDeps();
   await import(compiled.href);
 } else {
   await runOnNode24((existsSync(sources) ? sources : compiled).href, process.argv.slice(2), { stopWhenNpmGoesAway: true });

@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/http.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 import { testWorld } from '../support/world.ts';
 
@@ -64,14 +64,6 @@ function exec(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; when
 
 const probe = (...args: string[]) => ['--', process.execPath, PROBE, ...args];
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function waitForFile(file: string, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;

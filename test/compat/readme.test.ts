@@ -15,7 +15,20 @@
  * A block marked `<!-- readme.test.ts: tls-server ... -->` (Node over TLS) runs against a second
  * server this test starts with `--tls` (its own data directory, the first step's world), with
  * `NODE_EXTRA_CA_CERTS` (its CA) and `CLOUDTWIN_URL` (its https address) as the docs tell the
- * reader to set them. A block marked `<!-- readme.test.ts: not-yet-runnable REASON -->` (a command
+ * reader to set them. Blocks that run `podman` (the container image: `npm run image:build`, then
+ * containers) need it to run here (skipped outside CI when it cannot, saying so); whatever
+ * container (`--name`) or volume they name is removed at the end, however they ended.
+ * A block marked `<!-- readme.test.ts: file PATH: ... -->` is a file of the reader's (the pytest
+ * suite of docs/operations.md): written to PATH in the directory before any example runs (so the
+ * README's `cloudtwin exec -- python3 -m pytest tests/` finds it), not run itself; `python3` in
+ * shell blocks is a Python with that suite's modules (pytest, googleapiclient, requests: the
+ * system's, Debian's packages, where the first python3 on PATH lacks them; skipped outside CI
+ * when there is none).
+ * A block marked `<!-- readme.test.ts: run-by TEST_FILE ... -->` is run by that test (the
+ * Testcontainers example: test/container/testcontainers.test.ts, against podman's socket) and
+ * skipped here; one marked `shape-only` shows another language's library not installed here
+ * (Testcontainers for Java and Python), skipped with its reason.
+ * A block marked `<!-- readme.test.ts: not-yet-runnable REASON -->` (a command
  * still being built) is skipped, with its reason. `python` blocks run with `python3` in the first
  * step's shell environment where `grpcio` is importable (skipped otherwise, saying so); where the
  * API Keys Python package (`google-cloud-api-keys`, not on the registries these machines reach) is
@@ -23,14 +36,14 @@
  * calls on the block's channel.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CodeBlock, type PageBlock, ROOT, codeBlocks, docBlocks, docsText } from '../support/docs.ts';
 import { findGcloud } from '../support/gcloud.ts';
-import { pythonHas, pythonWithGrpc } from '../support/python.ts';
+import { pythonHas, pythonWith, pythonWithGrpc } from '../support/python.ts';
 import { type ServerProcess, adminOverTls, startServer } from '../support/server.ts';
 import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
@@ -46,6 +59,14 @@ export const START_SERVER = 'start-server';
 export const TLS_SERVER = 'tls-server';
 /** The annotation of a block whose command is still being built: skipped, with its reason. */
 export const NOT_YET_RUNNABLE = 'not-yet-runnable';
+/** The annotation of a block that is a file of the reader's (`file PATH: ...`): written to PATH before the examples run, not run itself. */
+export const FILE = 'file';
+/** The annotation of a block another test runs (`run-by TEST_FILE ...`): skipped here, the file named checked to exist. */
+export const RUN_BY = 'run-by';
+/** The annotation of a block that shows a shape only (another language's library not installed here): skipped, with its reason. */
+export const SHAPE_ONLY = 'shape-only';
+/** What a `python3 -m pytest` example needs: the modules of the docs' pytest suite. */
+const PYTEST_SUITE_MODULES = ['pytest', 'googleapiclient', 'requests'];
 
 /** The runnable examples among some blocks: every shell, JS/TS and Python block. */
 export function runnableExamples<B extends CodeBlock>(blocks: B[]): B[] {
@@ -82,6 +103,24 @@ function checkout(dir: string): void {
   for (const name of readdirSync(join(ROOT, 'node_modules'))) if (name !== '.bin') symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
   for (const name of readdirSync(join(ROOT, 'node_modules', '.bin'))) symlinkSync(join(ROOT, 'node_modules', '.bin', name), join(dir, 'node_modules', '.bin', name));
   symlinkSync(join(ROOT, 'bin', 'cloudtwin.js'), join(dir, 'node_modules', '.bin', 'cloudtwin'));
+  // `npm run image:build` (scripts/image-build.ts builds from where it really is: this checkout)
+  symlinkSync(join(ROOT, 'scripts'), join(dir, 'scripts'));
+}
+
+/** The container engine the examples name (`podman ...`), when one runs here. */
+function podman(): boolean {
+  try {
+    execFileSync('podman', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The containers (`--name N`) and volumes (`volume create V`) the examples make, to remove whatever a failed run left. */
+function containerNames(examples: CodeBlock[]): { containers: string[]; volumes: string[] } {
+  const text = examples.map((e) => e.code).join('\n');
+  return { containers: [...new Set([...text.matchAll(/podman run [^\n]*--name (\S+)/g)].map((m) => m[1]))], volumes: [...new Set([...text.matchAll(/podman volume create (\S+)/g)].map((m) => m[1]))] };
 }
 
 interface Ran {
@@ -126,6 +165,11 @@ describe('README and docs examples run verbatim, in order, from the quick start 
       server.proc.kill('SIGTERM');
       await server.exited;
     }
+    const made = containerNames(examples);
+    if (made.containers.length + made.volumes.length > 0 && podman()) {
+      for (const name of made.containers) spawnSync('podman', ['rm', '-f', '-t', '0', name], { stdio: 'ignore' });
+      for (const name of made.volumes) spawnSync('podman', ['volume', 'rm', '-f', name], { stdio: 'ignore' });
+    }
     await tlsServer?.stop();
     tlsServer?.cleanup();
     await tlsDb?.drop();
@@ -137,7 +181,13 @@ describe('README and docs examples run verbatim, in order, from the quick start 
     const text = examples.map((e) => e.code).join('\n');
     assert.ok(examples.length >= 5, `only ${examples.length} runnable examples found`);
     for (const e of examples.filter((b) => b.annotation === NOT_YET_RUNNABLE)) assert.ok(e.note, `${e.file} line ${e.line}: a not-yet-runnable block says why`);
-    const annotated = examples.filter((e) => e.annotation && e.annotation !== NOT_YET_RUNNABLE);
+    const annotated = examples.filter((e) => e.annotation && ![NOT_YET_RUNNABLE, FILE, RUN_BY, SHAPE_ONLY].includes(e.annotation));
+    for (const e of examples.filter((b) => b.annotation === SHAPE_ONLY)) assert.ok(e.note, `${e.file} line ${e.line}: a shape-only block says why`);
+    for (const e of examples.filter((b) => b.annotation === RUN_BY)) {
+      const test = /^test\/\S+\.test\.ts/.exec(e.note ?? '')?.[0];
+      assert.ok(test && existsSync(join(ROOT, test)), `${e.file} line ${e.line}: names the test that runs it (${e.note})`);
+    }
+    for (const e of examples.filter((b) => b.annotation === FILE)) assert.match(e.note ?? '', /^[\w./-]+\b/, `${e.file} line ${e.line}: a file block names its path`);
     assert.deepEqual(annotated.map((e) => e.annotation), [START_SERVER, TLS_SERVER], 'two annotated blocks: the quick start and Node over TLS');
     const tls = annotated[1];
     assert.ok(SCRIPT.includes(tls.lang) && tls.code.includes('grpc.credentials.createSsl(') && tls.code.includes('createFromGoogleCredential('), 'the TLS block is a script with the channel credentials');
@@ -153,10 +203,36 @@ describe('README and docs examples run verbatim, in order, from the quick start 
   test('each example in order', { timeout: 900_000 }, async (t) => {
     const state = join(dir, 'exported.sh');
     writeFileSync(state, '');
+    // the reader's files the docs show (a test suite): there before anything runs
+    for (const ex of examples.filter((e) => e.annotation === FILE)) {
+      const path = join(dir, /^[\w./-]+/.exec(ex.note!)![0].replace(/[.:]$/, ''));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, ex.code);
+    }
+    // `python3` in shell blocks is a Python with the pytest suite's modules (Debian's, where the first python3 on PATH lacks them)
+    const pytestPython = pythonWith(PYTEST_SUITE_MODULES);
+    let pathPrefix = '';
+    if (pytestPython && pytestPython !== 'python3') {
+      mkdirSync(join(dir, '.python-bin'));
+      symlinkSync(pytestPython, join(dir, '.python-bin', 'python3'));
+      pathPrefix = `export PATH="${join(dir, '.python-bin')}:$PATH"\n`;
+    }
     const gcloud = findGcloud();
+    const containers = podman();
     const py = python();
     for (const [i, ex] of examples.entries()) {
       const where = `${ex.file} line ${ex.line}`;
+      if (ex.annotation === FILE) continue;
+      if (ex.annotation === RUN_BY || ex.annotation === SHAPE_ONLY) {
+        t.diagnostic(`${where}: ${ex.annotation === RUN_BY ? 'run by ' : 'shape only: '}${ex.note}`);
+        continue;
+      }
+      if (/python3 -m pytest/.test(ex.code) && !pytestPython) {
+        if (process.env.CI === 'true') assert.fail(`${where}: no python3 with ${PYTEST_SUITE_MODULES.join(', ')}; CI needs one`);
+        t.diagnostic(`${where}: no python3 with ${PYTEST_SUITE_MODULES.join(', ')} (apt-get install python3-pytest python3-googleapi python3-requests): skipped`);
+        console.log(`${where}: no python3 with ${PYTEST_SUITE_MODULES.join(', ')}: skipped`);
+        continue;
+      }
       if (ex.annotation === NOT_YET_RUNNABLE) {
         t.diagnostic(`${where}: not yet runnable (${ex.note}): skipped`);
         console.log(`${where}: not yet runnable (${ex.note}): skipped`);
@@ -171,6 +247,12 @@ describe('README and docs examples run verbatim, in order, from the quick start 
         });
         serverUrl = server.ready[1];
         assert.match(server.stdout(), /^admin token: ctadm_\S+/m, `${where}: the first start prints the admin token`);
+        continue;
+      }
+      if (/^podman /m.test(ex.code) && !containers) {
+        if (process.env.CI === 'true') assert.fail(`${where}: podman cannot run here; CI needs it`);
+        t.diagnostic(`${where}: no container engine (podman) here: skipped`);
+        console.log(`${where}: no container engine (podman) here: skipped`);
         continue;
       }
       if (ex.code.includes('gcloud ') && !gcloud) {
@@ -213,7 +295,7 @@ describe('README and docs examples run verbatim, in order, from the quick start 
         for (const line of r.stderr.split('\n').filter((l) => /deprecated/i.test(l))) assert.ok(flat(DOCS_TEXT).includes(flat(line).split('. ').slice(0, 2).join('. ')), `${where}: the docs quote the warning as printed: ${line}`);
       } else {
         const code = ex.code.replace(`export CLOUDTWIN_URL=${README_URL}`, `export CLOUDTWIN_URL=${serverUrl}`);
-        const script = `source ${state}\nset -eo pipefail\n${code}\nexport -p > ${state}\n`;
+        const script = `source ${state}\n${pathPrefix}set -eo pipefail\n${code}\nexport -p > ${state}\n`;
         r = await run('bash', ['-c', script], dir, env, 300_000);
       }
       const shown = `${where} (${ex.lang}) exited ${r.code}\n--- stdout\n${r.stdout.slice(-20_000)}\n--- stderr\n${r.stderr.slice(-20_000)}`;

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { type TestDatabase, TEST_STORE, freshDatabase } from '../support/store.ts';
+import { callJson as call } from '../support/http.ts';
 import { type ReadyProcess, spawnReady } from '../support/spawnReady.ts';
 import { ALICE, DEMO, testWorld } from '../support/world.ts';
 
@@ -66,16 +67,6 @@ async function serveFails(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?:
   const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, output };
-}
-
-async function call(url: string, path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(url + path, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
 async function admin(url: string, adminToken: string, method: string, path: string, body?: unknown): Promise<any> {

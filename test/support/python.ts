@@ -12,6 +12,11 @@ export function pythonWithGrpc(): string | undefined {
   return undefined;
 }
 
+/** A Python that imports every one of `modules`: `python3` on PATH, else the system's; undefined when there is none. */
+export function pythonWith(modules: string[]): string | undefined {
+  return ['python3', '/usr/bin/python3'].find((python) => modules.every((m) => pythonHas(python, m)));
+}
+
 /** Whether `python` imports `module`. */
 export function pythonHas(python: string, module: string): boolean {
   try {
