@@ -467,7 +467,7 @@ describe('cloudtwin serve: what a container runtime expects', () => {
       assert.equal((await pretty.exited).code, 0);
       const lines = pretty.stderr().trim().split('\n');
       assert.match(lines[0], /^\d\d:\d\d:\d\d\.\d{3} WARN  auth is permissive: /);
-      assert.ok(lines.some((l) => /^\d\d:\d\d:\d\d\.\d{3} INFO  request completed reqId=req-1 method=GET url=\/_twin\/v1\/health status=200 responseTime=[\d.]+ remoteAddress=127\.0\.0\.1$/.test(l)), lines.join('\n'));
+      assert.ok(lines.some((l) => /^\d\d:\d\d:\d\d\.\d{3} INFO  request completed reqId=req-\d+ method=GET url=\/_twin\/v1\/health status=200 responseTime=[\d.]+ remoteAddress=127\.0\.0\.1$/.test(l)), lines.join('\n'));
       assert.match(lines.at(-1)!, /^\d\d:\d\d:\d\d\.\d{3} INFO  draining signal=SIGTERM$/);
       assert.ok(!lines.some((l) => l.startsWith('{')), 'no JSON');
     } finally {
