@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { prng } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import { MediaSearch } from '../../src/services/media/search/engine.ts';
+import { PairIndex } from '../../src/services/media/search/pairs.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { CH_BIG, fixtureEntries, type FixtureStore, load, openFixture, query, video } from './media.fixture.ts';
 
@@ -115,6 +116,14 @@ describe('media search: phrases from positions and from the pair index', () => {
     assert.equal(pairs.index.pairs.builtAt, builtAt);
     // only the rows written since were read (the 40 videos and the changed one)
     assert.equal(pairs.index.n, builtAt + 41);
+  });
+
+  test('the pair index is the same whatever the chunks of its build (and however often their stamps start again)', () => {
+    const x = pairs.index;
+    const lists = (p: PairIndex) => [...p.lists].map(([k, l]) => [k, [...l.docs.subarray(0, l.n)]]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    const reference = lists(PairIndex.build(x.postings, x.n, 1));
+    assert.ok(reference.length >= 30);
+    for (const chunking of [{ documents: 1, stamps: 3 }, { documents: 7, stamps: 2 }, { documents: 64, stamps: 1 }]) assert.deepEqual(lists(PairIndex.build(x.postings, x.n, 1, chunking)), reference, JSON.stringify(chunking));
   });
 
   test('the pair index is saved in the snapshot and loaded with it', async () => {

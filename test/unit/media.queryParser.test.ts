@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { describeQuery, MAX_PHRASE_WORDS, MAX_QUERY_ATOMS, parseQuery } from '../../src/services/media/search/queryParser.ts';
-import { MAX_WORD_LENGTH, words } from '../../src/services/media/search/text.ts';
+import { MAX_WORD_LENGTH, unicodeWords, words } from '../../src/services/media/search/text.ts';
 
 const d = (q: string) => describeQuery(parseQuery(q));
 
@@ -43,6 +43,15 @@ describe('media q parser', () => {
     assert.deepEqual(words('音楽ライブ'), ['音', '楽', 'ラ', 'イ', 'フ']);
     assert.equal(d('音楽'), '"音 楽"');
     assert.deepEqual(words('abc日本def'), ['abc', '日', '本', 'def']);
+  });
+
+  test('ASCII text is split by a scan of its characters exactly as the general (Unicode) split does', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'aZ9 _-.,\'"|\u0000\t\nxyzXYZ0123456789', ...'Rock'), maxLength: 300 });
+    fc.assert(fc.property(ascii, fc.integer({ min: 1, max: 50 }), (text, max) => {
+      assert.deepEqual(words(text), unicodeWords(text));
+      assert.deepEqual(words(text, max), unicodeWords(text, max));
+    }), { numRuns: 2000 });
+    assert.deepEqual(words(`Rock${'x'.repeat(100)} NIGHT_Live2024`), [`rock${'x'.repeat(60)}`, 'night', 'live2024']);
   });
 
   test('bounded: atoms, phrase length, word length', () => {

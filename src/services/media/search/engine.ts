@@ -18,15 +18,17 @@ const TABLES: [MediaKind, MediaTable][] = [
  * The search engine: an in-memory index (search/index.ts) loaded from the store and kept in
  * step with it. Before each search it reads the catalogue's version (one small query); rows
  * written since (by this or another process) are loaded by their change sequence, and a
- * wiped catalogue (new epoch, lower sequence) is loaded again from scratch. Concurrent
- * searches share one refresh.
+ * wiped catalogue (new epoch) is loaded again from scratch. The searches of one turn of the
+ * event loop share one version read, made after they all came.
  */
 export class MediaSearch implements MediaSearchEngine {
   readonly #db: Kysely<Database>;
   #index = new SearchIndex();
   #version: CatalogVersion = { epoch: 0, seq: 0 };
-  #refreshing: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  /** The version read that the callers of this turn wait for (it starts at the end of the turn). */
+  #nextRead: Promise<void> | undefined;
+  /** The last catch-up asked for: they run one after the other, in the order of their reads. */
+  #catchingUp: Promise<void> = Promise.resolve();
   #onProgress: ((loaded: number) => void) | undefined;
   readonly #snapshotFile: Promise<string | undefined>;
   #snapshotTried = false;
@@ -68,21 +70,26 @@ export class MediaSearch implements MediaSearchEngine {
     if (champions) buildChampions(this.#index);
   }
 
-  /** Brings the index up to the store's current version. */
+  /**
+   * Brings the index up to the store's version as of this call: whatever was written before it,
+   * by any process, is found. A read already under way may have started before the caller's
+   * write, so each caller waits for a read made after it came, shared by the callers of the same
+   * turn (at most one round trip to the store, never two in a row).
+   */
   refresh(): Promise<void> {
-    // A refresh under way may have read the version before the caller's latest write: the caller
-    // waits for one more refresh after it (shared by everyone who arrives meanwhile).
-    if (this.#refreshing) return (this.#queued ??= this.#refreshing.then(() => {
-      this.#queued = undefined;
-      return this.refresh();
-    }));
-    this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
-    return this.#refreshing;
+    if (this.#nextRead) return this.#nextRead;
+    const read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.#nextRead = undefined;
+      return readVersion(this.#db);
+    });
+    const caughtUp = this.#catchingUp.then(() => read).then((v) => this.#catchUp(v));
+    this.#catchingUp = caughtUp.catch(() => {});
+    return (this.#nextRead = caughtUp);
   }
 
-  async #refresh(): Promise<void> {
-    const v = await readVersion(this.#db);
-    if (v.epoch === this.#version.epoch && v.seq === this.#version.seq) return;
+  /** Loads what version `v` holds that the index does not (nothing when the index is at `v` or later). */
+  async #catchUp(v: CatalogVersion): Promise<void> {
+    if (v.epoch === this.#version.epoch && v.seq <= this.#version.seq) return;
     // the index is not changed while a snapshot of it is being written
     await this.#saving;
     const snapshotFile = await this.#snapshotFile;
@@ -102,7 +109,7 @@ export class MediaSearch implements MediaSearchEngine {
     }
     let index = this.#index;
     let from = this.#version.seq;
-    if (v.epoch !== this.#version.epoch || v.seq < this.#version.seq) {
+    if (v.epoch !== this.#version.epoch) {
       index = new SearchIndex();
       Object.assign(index.tuning, this.#index.tuning);
       from = 0;

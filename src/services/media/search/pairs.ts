@@ -38,10 +38,13 @@ export class DocList {
 }
 
 const NONE = new DocList(0);
-/** Documents per chunk of a build (each a row of `STRIDE` word slots). */
-const CHUNK = 4096;
+/** Documents per chunk of a build (each a row of `STRIDE` word slots: 256 KiB, within a core's cache). */
+const CHUNK = 256;
 /** Word slots per document: every position (< 256, see index.ts MAX_POSITIONS) and the one after the last. */
 const STRIDE = 257;
+/** Paired terms are numbered in 16 bits, under a chunk's stamp (see `build`). */
+const MAX_PAIRED = 0xffff;
+const STAMPS = 0x7fff;
 
 /** What a snapshot holds of the pair index. */
 export interface PairState {
@@ -109,40 +112,52 @@ export class PairIndex {
 
   /**
    * The pair index of `postings` (documents 0 to `docs` - 1): the terms in at least `minDf`
-   * documents, and their adjacent pairs, found chunk by chunk of documents: the paired terms'
-   * positions written into a slot per word position, then each paired term's next slot read.
+   * documents (the most frequent MAX_PAIRED of them at most), and their adjacent pairs, found
+   * chunk by chunk of documents: the paired terms' positions written into a slot per word
+   * position, then each paired term's next slot read. A slot holds its chunk's stamp above the
+   * term's number, so no chunk clears the slots of the one before. `chunking`: tests try other
+   * chunk sizes and stamp counts.
    */
-  static build(postings: TermPostings[], docs: number, minDf: number): PairIndex {
-    const paired: number[] = [];
+  static build(postings: TermPostings[], docs: number, minDf: number, chunking = { documents: CHUNK, stamps: STAMPS }): PairIndex {
+    let paired: number[] = [];
     postings.forEach((p, t) => {
       if (p.n >= minDf) paired.push(t);
     });
+    if (paired.length > MAX_PAIRED) paired = paired.sort((a, b) => postings[b].n - postings[a].n).slice(0, MAX_PAIRED).sort((a, b) => a - b);
     const x = new PairIndex(minDf, docs, Int32Array.from(paired), postings.length);
     const r = paired.length;
     if (!r) return x;
-    const slots = new Int32Array(CHUNK * STRIDE);
+    const { documents: CHUNK_DOCS, stamps: STAMP_COUNT } = chunking;
+    const slots = new Int32Array(CHUNK_DOCS * STRIDE);
     const cursor = new Int32Array(r);
     const rows: (DocList | undefined)[][] = Array.from({ length: r }, () => []);
-    for (let d0 = 0; d0 < docs; d0 += CHUNK) {
-      const d1 = Math.min(docs, d0 + CHUNK);
-      slots.fill(-1, 0, (d1 - d0) * STRIDE);
+    for (let d0 = 0, chunk = 0; d0 < docs; d0 += CHUNK_DOCS, chunk++) {
+      const d1 = Math.min(docs, d0 + CHUNK_DOCS);
+      // stamps 1 to STAMPS (in the 15 bits above the number); after that many chunks the slots are cleared and stamps start again
+      if (chunk % STAMP_COUNT === 0 && chunk) slots.fill(0);
+      const stamp = ((chunk % STAMP_COUNT) + 1) << 16;
       for (let a = 0; a < r; a++) {
         const p = postings[paired[a]];
-        for (let c = cursor[a]; c < p.n && p.docs[c] < d1; c++) {
-          const base = (p.docs[c] - d0) * STRIDE;
-          for (let k = p.at[c], end = p.end(c); k < end; k++) slots[base + p.pos[k]] = a;
+        const { docs: pd, at, pos } = p;
+        for (let c = cursor[a]; c < p.n && pd[c] < d1; c++) {
+          const base = (pd[c] - d0) * STRIDE;
+          for (let k = at[c], end = p.end(c); k < end; k++) slots[base + pos[k]] = stamp | a;
         }
       }
       for (let a = 0; a < r; a++) {
         const p = postings[paired[a]];
+        const { docs: pd, at, pos } = p;
         const row = rows[a];
         let c = cursor[a];
-        for (; c < p.n && p.docs[c] < d1; c++) {
-          const d = p.docs[c];
+        for (; c < p.n && pd[c] < d1; c++) {
+          const d = pd[c];
           const base = (d - d0) * STRIDE + 1;
-          for (let k = p.at[c], end = p.end(c); k < end; k++) {
-            const b = slots[base + p.pos[k]];
-            if (b >= 0) (row[b] ??= x.#list(a * r + b)).add(d);
+          for (let k = at[c], end = p.end(c); k < end; k++) {
+            const slot = slots[base + pos[k]];
+            if ((slot & ~MAX_PAIRED) === stamp) {
+              const b = slot & MAX_PAIRED;
+              (row[b] ??= x.#list(a * r + b)).add(d);
+            }
           }
         }
         cursor[a] = c;

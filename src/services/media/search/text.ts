@@ -24,6 +24,32 @@ export function fold(text: string): string {
 
 /** Folded words of `text`, in order. Never throws (lone surrogates and NUL are separators). */
 export function words(text: string, max = Infinity): string[] {
+  return ASCII.test(text) ? asciiWords(text.toLowerCase(), max) : unicodeWords(text, max);
+}
+
+/**
+ * `words` of lower-case ASCII text, by a scan of its characters (letters and digits are the
+ * word characters; nothing to decompose, no unspaced script): what most catalogue text is, and
+ * the costly part of building the index.
+ */
+function asciiWords(text: string, max: number): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(text.slice(start, Math.min(i, start + MAX_WORD_LENGTH)));
+      if (out.length >= max) return out;
+      start = -1;
+    }
+  }
+  return out;
+}
+
+/** `words` of any text (exported for tests: the ASCII scan must give what it gives). */
+export function unicodeWords(text: string, max = Infinity): string[] {
   const out: string[] = [];
   for (const m of fold(text).matchAll(WORDS)) {
     const w = m[0];
