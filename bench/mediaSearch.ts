@@ -14,8 +14,9 @@
 //
 // The mix is test/support/mediaQueryMix.ts (the parity test asks it too).
 // Besides the concurrent figures, every query of the mix is also run alone (one caller, engine
-// time only: the cost of the query itself, without queueing behind others) per class, and the
-// slowest queries are listed: what a profile should start from.
+// time only: the cost of the query itself, without queueing behind others) per class, and cold
+// (no phrase documents remembered; the least of three runs), and the slowest cold queries are
+// listed: what a profile should start from.
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -33,6 +34,7 @@ const storeKind = process.env.MEDIA_BENCH_STORE === 'postgres' ? 'postgres' : 's
 const databaseUrl = process.env.MEDIA_BENCH_DATABASE_URL ?? process.env.CLOUDTWIN_TEST_DATABASE_URL;
 const keepDir = process.env.MEDIA_BENCH_KEEP;
 const CONCURRENCY = 8;
+const COLD_ROUNDS = 3;
 // a 1M catalogue takes minutes to generate on a quiet machine, many more on a busy one
 deadline(60 * (sizes.some((n) => n >= 1_000_000) ? 90 : 20));
 
@@ -123,21 +125,28 @@ async function runSize(size: number): Promise<SizeResult> {
     // alone: each query of the mix by itself, engine time only (its own cost, no queueing)
     const alone: Record<string, number[]> = {};
     const cold: Record<string, number[]> = {};
-    const slow: { ms: number; cls: string; q: string }[] = [];
-    for (let round = 0; round < 4; round++) {
-      // after the cold round, one pass unrecorded: what it forgot (phrase documents) is remembered again
-      if (round === 1) for (const m of mix) evaluate(engine.index, m.q);
-      for (const m of mix) {
-        // round 0: cold (no remembered phrase documents), the cost of a query never asked before
-        if (round === 0) engine.index.clearPhrases();
+    // cold: each query with no phrase documents remembered (the cost of a query never asked
+    // before), three times; its least time (on a busy machine one run can be preempted)
+    const coldMs = mix.map(() => Infinity);
+    for (let round = 0; round < COLD_ROUNDS; round++) {
+      mix.forEach((m, i) => {
+        engine.index.clearPhrases();
         const s = performance.now();
         evaluate(engine.index, m.q);
-        const ms = performance.now() - s;
-        ((round === 0 ? cold : alone)[m.cls] ??= []).push(ms);
-        if (round === 0) slow.push({ ms, cls: m.cls, q: describeMixQuery(m.q) });
+        coldMs[i] = Math.min(coldMs[i], performance.now() - s);
+      });
+    }
+    mix.forEach((m, i) => (cold[m.cls] ??= []).push(coldMs[i]));
+    const slow = mix.map((m, i) => ({ ms: coldMs[i], cls: m.cls, q: describeMixQuery(m.q) })).sort((a, b) => b.ms - a.ms);
+    // one pass unrecorded: what the cold rounds forgot (phrase documents) is remembered again
+    for (const m of mix) evaluate(engine.index, m.q);
+    for (let round = 0; round < 3; round++) {
+      for (const m of mix) {
+        const s = performance.now();
+        evaluate(engine.index, m.q);
+        (alone[m.cls] ??= []).push(performance.now() - s);
       }
     }
-    slow.sort((a, b) => b.ms - a.ms);
     const classes: Record<string, number[]> = {};
     const all: number[] = [];
     let next = 0;

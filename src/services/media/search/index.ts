@@ -196,11 +196,12 @@ export interface Champion {
   /** Each one's BM25 + popularity and freshness. */
   score: Float64Array;
   /**
-   * Each one's BM25 for the term, and its gate word (RECORD.gate): read along the list, where the
-   * columns cost a cache miss per document at a million documents. Valid until the index changes
-   * (champion lists are made again after each refresh, a phrase's dropped with the phrase).
+   * Each one's length (RECORD.length: with `tf`, its BM25 for the term) and gate word
+   * (RECORD.gate), read along the list, where the records cost a cache miss per document at a
+   * million documents. Valid until the index changes (champion lists are made again after each
+   * refresh, a phrase's dropped with the phrase).
    */
-  bm25: Float64Array;
+  length: Uint16Array;
   gate: Uint32Array;
   /** Positions in `docs`, best score first (see topDocuments.ts `bestFirst`; made at first use). */
   bestFirst?: Int32Array;
@@ -211,8 +212,9 @@ export interface Champion {
 /** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see topDocuments.ts `deepList`. */
 export interface DeepList {
   docs: Int32Array;
-  /** The term's BM25 in each document (relevance lists), and each one's gate word (see Champion.gate; deep lists are dropped on any change). */
-  bm25: Float64Array | undefined;
+  /** The term's frequency and the length of each document (its BM25 for the term), and its gate word (see Champion.gate; deep lists are dropped on any change). */
+  tf: Uint8Array;
+  length: Uint16Array;
   gate: Uint32Array;
   scores: Float64Array;
   cutoff: number;

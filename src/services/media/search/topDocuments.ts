@@ -41,7 +41,7 @@ export function impactsOf(index: SearchIndex, term: number, idf: number, avgLen:
  * the score is the term's BM25 + popularity and freshness (champion lists of any depth); for an
  * exact order, minus the place in its ranking (the term's documents in that order).
  */
-export function deepList(index: SearchIndex, key: string, p: Postings, score: (d: number, tf: number) => number, bm25?: (d: number, tf: number) => number): DeepList {
+export function deepList(index: SearchIndex, key: string, p: Postings, score: (d: number, tf: number) => number): DeepList {
   const known = index.deepLists.get(key);
   if (known) {
     index.deepLists.delete(key);
@@ -55,7 +55,8 @@ export function deepList(index: SearchIndex, key: string, p: Postings, score: (d
   const docs = Int32Array.from(order, (i) => best.docs[i]);
   const list: DeepList = {
     docs,
-    bm25: bm25 && Float64Array.from(order, (i) => bm25(best.docs[i], best.tf[i])),
+    tf: Uint8Array.from(order, (i) => best.tf[i]),
+    length: Uint16Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.length]),
     gate: Uint32Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.gate]),
     scores: Float64Array.from(order, (i) => best.scores[i]),
     cutoff: best.cutoff,
@@ -121,17 +122,17 @@ function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: n
   const docs = new Int32Array(size);
   const tf = new Uint8Array(size);
   const score = new Float64Array(size);
-  const bm25 = new Float64Array(size);
+  const length = new Uint16Array(size);
   const gate = new Uint32Array(size);
   for (let j = 0; j < size; j++) {
     const i = byDoc[j] % size;
     const d = (docs[j] = best.docs[i]);
     tf[j] = best.tf[i];
     score[j] = best.scores[i];
-    bm25[j] = bm25Of(idf, tf[j], records[d * W + RECORD.length], avgLen);
+    length[j] = records[d * W + RECORD.length];
     gate[j] = records[d * W + RECORD.gate];
   }
-  return { docs, tf, score, bm25, gate, threshold: best.threshold, maxBm25 };
+  return { docs, tf, score, length, gate, threshold: best.threshold, maxBm25 };
 }
 
 let scoreScratch = new Float64Array(0);

@@ -109,7 +109,11 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
   // champion lists and their unions are ascending: the other lists' cursors only move forward
   for (let i = 0; i < best.n; i++) {
     const d = best.docs[i];
-    const bm25 = champ ? match(d, false, clause, champ.bm25[i], champ.gate[i]) : tf ? match(d, false, clause, bm25Of(idf, tf[i], index.records[d * RECORD.words + RECORD.length], avgLen)) : match(d, false);
+    const bm25 = champ
+      ? match(d, false, clause, bm25Of(idf, champ.tf[i], champ.length[i], avgLen), champ.gate[i])
+      : tf
+        ? match(d, false, clause, bm25Of(idf, tf[i], index.records[d * RECORD.words + RECORD.length], avgLen))
+        : match(d, false);
     if (bm25 < 0) continue;
     matched++;
     topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25));

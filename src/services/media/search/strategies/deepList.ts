@@ -27,7 +27,6 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
     `relevance ${term}`,
     index.postings[term],
     (d, tf) => bm25Of(l.idf, tf, records[d * W + RECORD.length], avgLen) + recordScores[d * W + RECORD.staticScore],
-    (d, tf) => bm25Of(l.idf, tf, records[d * W + RECORD.length], avgLen),
   );
   let rest = 0;
   for (let r = 0; r < textClauses.length; r++) if (r !== c) rest += Math.max(...textClauses[r].atoms.map((a) => a.maxBm25));
@@ -39,7 +38,7 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
   for (; i < dl.docs.length; i++) {
     if (topK.full && reachable(dl.scores[i]) < topK.worstKey) break;
     const d = dl.docs[i];
-    const bm25 = match(d, true, c, dl.bm25![i], dl.gate[i]);
+    const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], dl.length[i], avgLen), dl.gate[i]);
     if (bm25 < 0) continue;
     matched++;
     // the only clause: its deep-list score is the key (before the language boost)
