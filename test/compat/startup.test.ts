@@ -7,7 +7,6 @@
  * prom-client, yaml and jose are loaded when first needed, never at start on SQLite.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:http2';
@@ -81,55 +80,71 @@ function assertNoneLoaded(loaded: Set<string>, groups: string[], when: string): 
   for (const group of groups) assert.deepEqual(matching(loaded, ON_DEMAND[group]), [], `${when}: the ${group} modules are loaded`);
 }
 
-describe('cloudtwin --version and --help load nothing of the server', () => {
-  let dir: string;
-  before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'cloudtwin-startup-cli-'));
-    writeFileSync(join(dir, 'hook.mjs'), HOOK);
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+/** A directory for the module hook: the hook, the list it appends to, the environment that points it there, and the list as it stands. */
+interface Hooked {
+  loaded(): Set<string>;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+}
 
+/** A directory with the hook and an empty module list, and the environment that points the hook there. */
+function hooked(prefix: string): Hooked {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(dir, 'hook.mjs'), HOOK);
+  writeFileSync(join(dir, 'loaded.txt'), '');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_'))), LOADED_FILE: join(dir, 'loaded.txt') };
+  return { dir, env, loaded: () => new Set(readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n').filter(Boolean)) };
+}
+
+/** `cloudtwin serve ARGS` with the hook, to its ready line; `stop()` ends it and removes the directory. */
+async function hookedServe(prefix: string, args: (dir: string) => string[]): Promise<Hooked & { url: string; stop(): Promise<void> }> {
+  const h = hooked(prefix);
+  const p = await spawnReady(process.execPath, ['--import', join(h.dir, 'hook.mjs'), BIN, 'serve', '--port', '0', '--log-level', 'warn', ...args(h.dir)], READY, { env: h.env });
+  return {
+    ...h,
+    url: p.ready[1],
+    async stop() {
+      if (p.proc.exitCode === null) {
+        p.proc.kill('SIGTERM');
+        await p.exited;
+      }
+      rmSync(h.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('cloudtwin --version and --help load nothing of the server', () => {
   for (const flag of ['--version', '--help']) {
     it(`cloudtwin ${flag}`, async () => {
-      const file = join(dir, `loaded${flag}.txt`);
-      writeFileSync(file, '');
-      const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_'))), LOADED_FILE: file };
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(dir, 'hook.mjs'), BIN, flag], { env, cwd: ROOT });
-      assert.match(stdout, flag === '--version' ? /^\d+\.\d+\.\d+\n$/ : /^Usage: cloudtwin /);
-      const loaded = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
-      assert.ok(loaded.has('src/cli/main.ts') && loaded.has('commander'), `the hook sees the command's modules: ${[...loaded].filter((m) => !m.startsWith('node:')).join(', ')}`);
-      assert.deepEqual(matching(loaded, SERVER), [], 'no module of the server is loaded');
-      assertNoneLoaded(loaded, Object.keys(ON_DEMAND), `cloudtwin ${flag}`);
+      const h = hooked('cloudtwin-startup-cli-');
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(h.dir, 'hook.mjs'), BIN, flag], { env: h.env, cwd: ROOT });
+        assert.match(stdout, flag === '--version' ? /^\d+\.\d+\.\d+\n$/ : /^Usage: cloudtwin /);
+        const loaded = h.loaded();
+        assert.ok(loaded.has('src/cli/main.ts') && loaded.has('commander'), `the hook sees the command's modules: ${[...loaded].filter((m) => !m.startsWith('node:')).join(', ')}`);
+        assert.deepEqual(matching(loaded, SERVER), [], 'no module of the server is loaded');
+        assertNoneLoaded(loaded, Object.keys(ON_DEMAND), `cloudtwin ${flag}`);
+      } finally {
+        rmSync(h.dir, { recursive: true, force: true });
+      }
     });
   }
 });
 
 describe('cloudtwin serve loads heavy modules when first needed', () => {
-  let dir: string;
   let db: TestDatabase;
-  let proc: ChildProcess;
+  let server: Awaited<ReturnType<typeof hookedServe>>;
   let url: string;
-  const loaded = () => new Set(readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n').filter(Boolean));
+  const loaded = () => server.loaded();
 
   before(async () => {
     db = await freshDatabase();
-    dir = mkdtempSync(join(tmpdir(), 'cloudtwin-startup-'));
-    writeFileSync(join(dir, 'hook.mjs'), HOOK);
-    writeFileSync(join(dir, 'loaded.txt'), '');
-    const args = ['--import', join(dir, 'hook.mjs'), BIN, 'serve', '--port', '0', '--admin-token', 'startup-admin', '--log-level', 'warn'];
-    args.push(...(db.url ? ['--database-url', db.url, '--data-dir', join(dir, 'data')] : ['--data-dir', join(dir, 'data')]));
-    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_'))), LOADED_FILE: join(dir, 'loaded.txt') };
-    const p = await spawnReady(process.execPath, args, READY, { env });
-    proc = p.proc;
-    url = p.ready[1];
+    server = await hookedServe('cloudtwin-startup-', (dir) => ['--admin-token', 'startup-admin', ...(db.url ? ['--database-url', db.url] : []), '--data-dir', join(dir, 'data')]);
+    url = server.url;
   });
 
   after(async () => {
-    if (proc && proc.exitCode === null) {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
     await db?.drop();
   });
 
@@ -186,27 +201,17 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
 });
 
 describe('cloudtwin serve loads the gRPC machinery and Compute at their first call', () => {
-  let dir: string;
-  let proc: ChildProcess;
+  let server: Awaited<ReturnType<typeof hookedServe>>;
   let url: string;
-  const loaded = () => new Set(readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n').filter(Boolean));
+  const loaded = () => server.loaded();
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cloudtwin-startup-grpc-'));
-    writeFileSync(join(dir, 'hook.mjs'), HOOK);
-    writeFileSync(join(dir, 'loaded.txt'), '');
-    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDTWIN_'))), LOADED_FILE: join(dir, 'loaded.txt') };
-    const p = await spawnReady(process.execPath, ['--import', join(dir, 'hook.mjs'), BIN, 'serve', '--in-memory', '--port', '0', '--log-level', 'warn'], READY, { env });
-    proc = p.proc;
-    url = p.ready[1];
+    server = await hookedServe('cloudtwin-startup-grpc-', () => ['--in-memory']);
+    url = server.url;
   });
 
   after(async () => {
-    if (proc && proc.exitCode === null) {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   it('serve --in-memory: not at the ready line; after a call (refused: no credentials), yes', async () => {
