@@ -22,10 +22,10 @@ import { SecretBox } from './platform/crypto/secretBox.ts';
 import { createHttpApp } from './platform/http/app.ts';
 import { installCors } from './platform/http/cors.ts';
 import { installLocalSurfaceGuard } from './platform/http/localSurface.ts';
-import { installMetrics, observeRequests } from './platform/http/metrics.ts';
+import { installMetrics } from './platform/http/metrics.ts';
 import { mountLazily } from './platform/http/lazyApp.ts';
-import { installApiCalls } from './platform/http/apiCalls.ts';
-import { recordGrpcCall } from './platform/grpc/callLog.ts';
+import { installCalls } from './platform/http/calls.ts';
+import { CallPipeline } from './platform/calls/pipeline.ts';
 import { Faults } from './platform/faults/faults.ts';
 import { Journal } from './platform/journal/journal.ts';
 import { AccessControl } from './platform/iam/accessControl.ts';
@@ -45,7 +45,6 @@ import { VERSION } from './version.ts';
 import { type ComputeMount, mountCompute } from './services/compute/mount.ts';
 import { type BoundPort, type Listener, fastifyApplication, listen as listenOnPort } from './platform/transport/listener.ts';
 import { GrpcFront } from './platform/grpc/front.ts';
-import { logGrpcCall } from './platform/grpc/callLog.ts';
 
 export interface CloudtwinOptions {
   /** SQLite data directory; absent (with no databaseUrl) means in memory. */
@@ -167,14 +166,13 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
     if (opts.auth === 'permissive') app.log.warn('auth is permissive: every bearer token acts as %s, owner of every project', permissivePrincipal);
 
     const metrics = installMetrics(app);
-    // gRPC: the same services, authenticator, metrics and request log as REST (see src/platform/grpc/).
     const journal = new Journal({ capacity: opts.journalSize, bodies: opts.journalBodies, projectId: (p) => iam.loadedDirectory()?.project(p)?.projectId });
     const faults = new Faults({ store, clock, ids, resolveProject: async (p) => (await iam.directory()).project(p) });
     await faults.reload();
-    const grpc = new GrpcFront({ authenticator, log: app.log, faults });
-    grpc.onCompleted((call) => metrics.requests.observe(metrics.requests.route('POST', call.route ?? 'unmatched'), call.httpCode, call.durationMs / 1000));
-    grpc.onCompleted((call) => logGrpcCall(app.log, call));
-    if (journal.enabled) grpc.onCompleted((call) => recordGrpcCall(journal, call));
+    // Every call, REST or gRPC, is one record: faulted, metered, logged and journaled in one place.
+    const pipeline = new CallPipeline({ journal, stats: metrics.requests, log: app.log, faults, resolveKey: (k) => apikeys.identifyKey(k) });
+    // gRPC: the same services, authenticator and call pipeline as REST (see src/platform/grpc/).
+    const grpc = new GrpcFront({ authenticator, pipeline, log: app.log });
     installAuthentication(app, authenticator);
     metrics.addCounter({
       name: 'cloudtwin_faults_injected_total',
@@ -182,19 +180,17 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       values: () => [...faults.injectedCounts.values()].map((c) => ({ value: c.n, labels: { rule: c.rule, method: c.method, action: c.action } })),
     });
     // Before the services' routes: every route with `config.api` is journaled and may be faulted.
-    const apiCalls = { journal, faults, resolveKey: (k: string) => apikeys.identifyKey(k) };
-    installApiCalls(app, apiCalls);
+    installCalls(app, pipeline);
     /**
-     * A new app with the platform's hooks, as the main app has them (guards, metrics,
-     * authentication, the journal and fault rules): for a surface built at its first request
-     * (mountLazily), whose routes are then what they would be on the main app.
+     * A new app with the platform's hooks, as the main app has them (guards, authentication, the
+     * call pipeline: fault rules, metrics, the request log and the journal): for a surface built
+     * at its first request (mountLazily), whose routes are then what they would be on the main app.
      */
     const surfaceApp = () => {
       const surface = createHttpApp({ logger: opts.logger ? app.log : false, bodyLimit });
       guards(surface);
-      observeRequests(surface, metrics.requests);
       installAuthentication(surface, authenticator);
-      installApiCalls(surface, apiCalls);
+      installCalls(surface, pipeline);
       return surface;
     };
     registerTokenEndpoint(app, { tokens, keys: serviceAccountKeys, iam });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { authorizationOf } from '../platform/auth/credentials.ts';
 import { constantTimeEqual } from '../platform/crypto/secretBox.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import type { AdminContext } from './context.ts';
@@ -27,8 +28,8 @@ export function registerAdmin(app: FastifyInstance, ctx: AdminContext): void {
   app.register(async (admin) => {
     admin.addHook('onRequest', async (req) => {
       if (req.routeOptions.config?.public) return;
-      const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-      if (!m || !constantTimeEqual(m[1], ctx.adminToken)) {
+      const { bearer } = authorizationOf(req.headers.authorization);
+      if (bearer === undefined || !constantTimeEqual(bearer, ctx.adminToken)) {
         throw new ApiError({ status: 'UNAUTHENTICATED', message: 'The admin API needs Authorization: Bearer <admin token>.' });
       }
     });

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify from 'fastify';
 import { createHttpApp } from '../../src/platform/http/app.ts';
-import { RequestStats, installMetrics } from '../../src/platform/http/metrics.ts';
+import { RequestStats } from '../../src/platform/http/metrics.ts';
+import { appWithCalls } from '../support/callsApp.ts';
 
 test('latency buckets are cumulative, "le" inclusive, with sum and count', () => {
   const s = new RequestStats();
@@ -19,8 +19,7 @@ test('latency buckets are cumulative, "le" inclusive, with sum and count', () =>
 });
 
 test('GET /metrics serves request counts by route and code in Prometheus text', async () => {
-  const app = Fastify();
-  installMetrics(app);
+  const app = appWithCalls({ logger: false, bodyLimit: 1024 });
   app.get('/v2/keys::lookupKey', async () => ({}));
   await app.inject({ url: '/v2/keys:lookupKey' });
   await app.inject({ url: '/v2/keys:lookupKey' });
@@ -33,8 +32,7 @@ test('GET /metrics serves request counts by route and code in Prometheus text', 
 });
 
 test('requests are counted per method and route, a route serving two methods and unmatched URLs included', async () => {
-  const app = Fastify();
-  installMetrics(app);
+  const app = appWithCalls({ logger: false, bodyLimit: 1024 });
   app.route({ method: ['GET', 'POST'], url: '/both', handler: async () => ({}) });
   app.get('/other', async () => ({}));
   for (const [method, url] of [['GET', '/both'], ['POST', '/both'], ['GET', '/both'], ['GET', '/other'], ['POST', '/none'], ['GET', '/none']] as const) await app.inject({ method, url });
@@ -49,8 +47,7 @@ test('requests are counted per method and route, a route serving two methods and
 });
 
 test("on the app, latency is counted from the app's first hook and a response gets no listener for it", async () => {
-  const app = createHttpApp({ logger: false, bodyLimit: 1024 });
-  installMetrics(app);
+  const app = appWithCalls({ logger: false, bodyLimit: 1024 });
   app.get('/slow', async (_req, reply) => {
     await new Promise((r) => setTimeout(r, 20));
     return { finish: reply.raw.listenerCount('finish') };

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import pino from 'pino';
 import { createHttpApp } from '../../src/platform/http/app.ts';
 import { lazyChildLogger } from '../../src/platform/http/requestLogger.ts';
+import { appWithCalls } from '../support/callsApp.ts';
 
 function sink(level: string) {
   const lines: Record<string, unknown>[] = [];
@@ -56,7 +57,7 @@ describe('lazyChildLogger', () => {
 
   test("the app's request logs keep their request id", async () => {
     const lines: Record<string, unknown>[] = [];
-    const app = createHttpApp({ logger: { level: 'info', stream: { write: (s: string) => void lines.push(JSON.parse(s)) } }, bodyLimit: 1024 });
+    const app = appWithCalls({ logger: { level: 'info', stream: { write: (s: string) => void lines.push(JSON.parse(s)) } }, bodyLimit: 1024 });
     app.get('/x', async (req) => {
       req.log.warn('inside');
       return {};
@@ -72,7 +73,7 @@ describe('lazyChildLogger', () => {
 
   test('at any level a response gets no listener for logging or metrics (the request line is written at the completion point)', async () => {
     const finishListeners = async (level: string | false) => {
-      const app = createHttpApp({ logger: level === false ? false : { level, stream: { write: () => {} } }, bodyLimit: 1024 });
+      const app = appWithCalls({ logger: level === false ? false : { level, stream: { write: () => {} } }, bodyLimit: 1024 });
       app.get('/x', async (_req, reply) => ({ finish: reply.raw.listenerCount('finish'), error: reply.raw.listenerCount('error') }));
       try {
         return (await app.inject({ url: '/x' })).json();
@@ -87,7 +88,7 @@ describe('lazyChildLogger', () => {
 
   test("one line per request, at completion: method, masked URL, status, time taken, reqId; app.log is the server's logger", async () => {
     const lines: Record<string, any>[] = [];
-    const app = createHttpApp({ logger: { level: 'info', stream: { write: (s: string) => void lines.push(JSON.parse(s)) } }, bodyLimit: 1024 });
+    const app = appWithCalls({ logger: { level: 'info', stream: { write: (s: string) => void lines.push(JSON.parse(s)) } }, bodyLimit: 1024 });
     app.get('/x', async (_req, reply) => reply.code(202).send({}));
     const res = await app.inject({ url: '/x?key=AIzaSyD0000000000000000000000000000000&access_token=ya29.secret', headers: { authorization: 'Bearer ya29.other' } });
     assert.equal(res.statusCode, 202);

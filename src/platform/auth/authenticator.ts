@@ -2,6 +2,7 @@ import { ApiError } from '../http/errors.ts';
 import type { IamService } from '../iam/iamService.ts';
 import type { AccessTokens, TokenGrant } from './accessTokens.ts';
 import type { CredentialGeneration } from './credentialGeneration.ts';
+import { type Credentials, hasOAuthCredential } from './credentials.ts';
 import { type Principal, hasAnyScope, memberFor } from './principal.ts';
 import { normalizeScope } from './scopes.ts';
 import { looksLikeJwt, verifyServiceAccountJwt } from './serviceAccountJwt.ts';
@@ -27,11 +28,6 @@ export interface ApiMethod {
    * authentication with no principal, and the service checks the key; a token is still authenticated.
    */
   acceptsApiKey?: boolean;
-}
-
-export interface Credentials {
-  bearer?: string;
-  apiKey?: string;
 }
 
 const SEE = 'See https://developers.google.com/identity/sign-in/web/devconsole-project.';
@@ -100,8 +96,7 @@ export class Authenticator {
 
   /** Authenticates the caller and checks the method's OAuth scopes. */
   async authenticate(creds: Credentials, api: ApiMethod): Promise<Principal> {
-    const token = creds.bearer;
-    if (!token) {
+    if (!hasOAuthCredential(creds)) {
       if (creds.apiKey) {
         throw unauthenticated(
           'API keys are not supported by this API. Expected OAuth2 access token or other authentication credentials that assert a principal. See https://cloud.google.com/docs/authentication',
@@ -111,7 +106,7 @@ export class Authenticator {
       }
       throw unauthenticated(`Request is missing required authentication credential. ${EXPECTED} ${SEE}`, 'CREDENTIALS_MISSING', api);
     }
-    const principal = this.#mode === 'permissive' ? { member: this.#permissivePrincipal, scopes: 'all' as const, superuser: true } : await this.#resolve(token, api);
+    const principal = this.#mode === 'permissive' ? { member: this.#permissivePrincipal, scopes: 'all' as const, superuser: true } : await this.#resolve(creds, api);
     if (!hasAnyScope(principal, api.scopes)) {
       throw new ApiError({
         status: 'PERMISSION_DENIED',
@@ -131,11 +126,12 @@ export class Authenticator {
    * Never accepts what `authenticate` would refuse.
    */
   cachedPrincipal(creds: Credentials, api: ApiMethod): Principal | undefined {
-    const token = creds.bearer;
-    if (!token) return undefined;
+    if (!hasOAuthCredential(creds)) return undefined;
     let principal: Principal | undefined;
     if (this.#mode === 'permissive') principal = { member: this.#permissivePrincipal, scopes: 'all', superuser: true };
     else {
+      const token = creds.bearer;
+      if (!token) return undefined;
       if (this.#generation.stale || looksLikeJwt(token)) return undefined;
       const grant = this.#tokens.cached(token);
       if (!grant || grant.expiresAt <= Date.now()) return undefined;
@@ -150,8 +146,11 @@ export class Authenticator {
     return hasAnyScope(principal, api.scopes) ? principal : undefined;
   }
 
-  async #resolve(token: string, api: ApiMethod): Promise<Principal> {
+  async #resolve(creds: Credentials, api: ApiMethod): Promise<Principal> {
     const invalid = (reason: string) => unauthenticated(`Request had invalid authentication credentials. ${EXPECTED} ${SEE}`, reason, api);
+    const token = creds.bearer;
+    // An `Authorization` header that is not a bearer token is no credential this server knows.
+    if (!token) throw invalid('ACCESS_TOKEN_TYPE_UNSUPPORTED');
     // A cached credential is trusted only while no credential was taken back anywhere (bounded staleness).
     if (this.#generation.stale) await this.#generation.refresh();
     if (looksLikeJwt(token)) {

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { ApiError } from '../http/errors.ts';
 import { prependRouteHook } from '../http/routes.ts';
 import type { ApiMethod, Authenticator } from './authenticator.ts';
+import { credentialsOf, hasOAuthCredential } from './credentials.ts';
 import type { Principal } from './principal.ts';
 
 declare module 'fastify' {
@@ -12,19 +13,6 @@ declare module 'fastify' {
     /** The API method a route serves; its presence makes the route require OAuth credentials. */
     api?: ApiMethod;
   }
-}
-
-/** `Authorization: Bearer <token>` (or `?access_token=`), and an API key if one was sent. */
-export function credentialsOf(request: FastifyRequest): { bearer?: string; apiKey?: string } {
-  const h = request.headers.authorization;
-  let bearer: string | undefined;
-  if (typeof h === 'string') {
-    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(h);
-    bearer = m ? m[1] : h.trim() ? '\u0000malformed' : undefined;
-  }
-  bearer ??= request.sys.accessToken;
-  const headerKey = request.headers['x-goog-api-key'];
-  return { bearer, apiKey: request.sys.key ?? (typeof headerKey === 'string' ? headerKey : undefined) };
 }
 
 /**
@@ -45,19 +33,22 @@ export function installAuthentication(app: FastifyInstance, authenticator: Authe
 
 function authenticationHook(authenticator: Authenticator, api: ApiMethod): onRequestHookHandler {
   return (request, _reply, done) => {
-    const creds = credentialsOf(request);
-    if (api.acceptsApiKey && !creds.bearer) {
+    // The call record takes the credentials and the principal (src/platform/calls/record.ts).
+    const call = request.call;
+    const creds = credentialsOf(request.headers, request.sys);
+    call.credentials = creds;
+    if (api.acceptsApiKey && !hasOAuthCredential(creds)) {
       if (!creds.apiKey) return done(new ApiError({ status: 'PERMISSION_DENIED', message: 'The request is missing a valid API key.' }));
       return done(); // the service checks the key (the platform knows no key store)
     }
     const cached = authenticator.cachedPrincipal(creds, api);
     if (cached) {
-      request.principal = cached;
+      request.principal = call.principal = cached;
       return done();
     }
     authenticator.authenticate(creds, api).then(
       (principal) => {
-        request.principal = principal;
+        request.principal = call.principal = principal;
         done();
       },
       (err: Error) => done(err),

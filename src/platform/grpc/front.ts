@@ -1,7 +1,6 @@
 import type { ApiMethod, Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { ApiError } from '../http/errors.ts';
-import type { FaultDecision, Faults } from '../faults/faults.ts';
+import type { CallPipeline } from '../calls/pipeline.ts';
 import { lazy } from '../lazy.ts';
 import type { Http2Handler } from '../transport/listener.ts';
 import type { ProtoTypes } from './protos.ts';
@@ -14,50 +13,36 @@ export interface CallContext {
   types: ProtoTypes;
 }
 
+/** What a method's `parse` makes of its request message: what `handle` takes, and the project it names. */
+export interface ParsedRequest<P = unknown> {
+  params: P;
+  project?: string;
+}
+
 /**
  * One unary method: its API method (name in error metadata, OAuth scopes), its message types
- * (fully qualified), and the handler, which calls the same service code as the REST route and
- * answers with a plain object of the response message (protobuf.js field names).
+ * (fully qualified), `parse`, which checks the request message as REST checks the same call's
+ * path, query and body (resource names, the body schema's bounds, with REST's errors) before any
+ * fault rule looks at the call, and `handle`, which calls the same service code as the REST
+ * route and answers with a plain object of the response message (protobuf.js field names).
  */
-export interface GrpcMethod {
+export interface GrpcMethod<P = any> {
   api: ApiMethod;
   requestType: string;
   responseType: string;
-  /** No credential is needed (server reflection). */
+  /** No credential is needed, and the call is no API call (journal, faults): server reflection, unimplemented methods. */
   public?: boolean;
-  handle(principal: Principal, request: any, ctx: CallContext): unknown;
-}
-
-/** One finished call, as logs, metrics and the request journal see it. */
-export interface CompletedCall {
-  /** `/package.Service/Method` as the call named it (at most 300 characters). */
-  path: string;
-  /** The path when it names a method this server serves (metrics label by it; any other path is one `unmatched` label). */
-  route?: string;
-  /** The gRPC status code, and the HTTP status REST answers for the same outcome. */
-  grpcCode: number;
-  httpCode: number;
-  message?: string;
-  error?: ApiError;
-  principal?: Principal;
-  /** The method called (absent for a path no method serves), the project its request names, the fault rule that acted, the operation it answered. */
-  api?: ApiMethod;
-  project?: string;
-  fault?: FaultDecision;
-  operation?: string;
-  /** `performance.now()` when the call arrived, and its duration in ms. */
-  receivedAt: number;
-  durationMs: number;
-  remoteAddress?: string;
+  parse(request: any): ParsedRequest<P>;
+  handle(principal: Principal, params: P, ctx: CallContext): unknown;
 }
 
 export interface GrpcFrontOptions {
   authenticator: Authenticator;
+  /** Where every call is decided on (fault rules) and completed (metrics, log line, journal), as REST's. */
+  pipeline: CallPipeline;
   /** Max size of a request message (default 4 MiB, as gRPC servers). */
   maxMessageBytes?: number;
   log?: { error(obj: unknown, msg: string): void };
-  /** Fault rules, applied to calls as to REST requests (by the method's discovery id). */
-  faults?: Faults;
 }
 
 /**
@@ -68,7 +53,6 @@ export interface GrpcFrontOptions {
  */
 export class GrpcFront {
   readonly services = new Map<string, Map<string, GrpcMethod>>();
-  readonly #completed: ((call: CompletedCall) => void)[] = [];
   readonly #opts: GrpcFrontOptions;
   readonly #server = lazy(async () => (this.#loaded = new (await import('./server.ts')).GrpcServer(this, this.#opts)));
 
@@ -80,21 +64,6 @@ export class GrpcFront {
     const table = this.services.get(name) ?? new Map<string, GrpcMethod>();
     for (const [m, method] of Object.entries(methods)) table.set(m, method);
     this.services.set(name, table);
-  }
-
-  /** Subscribes to every finished call (the one completion point of the gRPC transport). */
-  onCompleted(listener: (call: CompletedCall) => void): void {
-    this.#completed.push(listener);
-  }
-
-  completed(call: CompletedCall): void {
-    for (const listener of this.#completed) {
-      try {
-        listener(call);
-      } catch (err) {
-        this.#opts.log?.error({ err }, 'a gRPC completion listener failed');
-      }
-    }
   }
 
   #loaded: import('./server.ts').GrpcServer | undefined;

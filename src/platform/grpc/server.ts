@@ -1,7 +1,8 @@
 import { type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Stream, constants as http2constants } from 'node:http2';
 import { type ZlibOptions, gunzip, inflate } from 'node:zlib';
-import type { ApiMethod, Credentials } from '../auth/authenticator.ts';
+import { credentialsOf, hasOAuthCredential } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
+import { CallRecord, operationOf } from '../calls/record.ts';
 import { ApiError, type CanonicalStatus, GRPC_CODE, internalError } from '../http/errors.ts';
 import { errorEnvelopeText } from '../http/envelope.ts';
 import { scrubSecrets } from '../http/secrets.ts';
@@ -56,16 +57,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Credentials from the call's metadata, as REST reads them from its headers. */
-function credentialsOf(headers: IncomingHttpHeaders): Credentials {
-  const auth = header(headers, 'authorization');
-  let bearer: string | undefined;
-  if (auth !== undefined) {
-    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(auth);
-    bearer = m ? m[1] : auth.trim() ? '\u0000malformed' : undefined;
-  }
-  return { bearer, apiKey: header(headers, 'x-goog-api-key') };
-}
+let grpcCalls = 0;
 
 class CallError extends Error {
   readonly apiError: ApiError;
@@ -79,8 +71,10 @@ class CallError extends Error {
  * Unary gRPC over HTTP/2 (PROTOCOL-HTTP2.md): length-prefixed messages, `grpc-timeout`, gzip and
  * deflate request compression, answers as headers + message + trailers, errors as trailers only
  * with `google.rpc.Status` in `grpc-status-details-bin` carrying the same details (and message)
- * as the REST answer to the same error. Every call ends in one place, `finish`, which reports it
- * to the front's completion listeners (logs, metrics).
+ * as the REST answer to the same error. Each call is a call record (src/platform/calls/record.ts)
+ * filled in REST's order: authenticated, its message read and parsed (validated), the fault rules
+ * asked (the call pipeline), run; it ends in one place, `finish`, which completes it in the
+ * pipeline (metrics, the log line, the journal).
  */
 export class GrpcServer {
   readonly #front: GrpcFront;
@@ -100,7 +94,9 @@ export class GrpcServer {
   serve(req: Http2ServerRequest, res: Http2ServerResponse, receivedAt: number): void {
     const headers = req.headers;
     const path = header(headers, ':path') ?? '';
-    const call = new Call(this, req.stream, res, headers, path, receivedAt);
+    const record = new CallRecord('grpc', 'POST', path.slice(0, 300), `grpc-${(++grpcCalls).toString(36)}`, headers, receivedAt);
+    record.remoteAddress = req.stream.session?.socket?.remoteAddress;
+    const call = new Call(this, req.stream, res, headers, path, record);
     try {
       const contentType = header(headers, 'content-type') ?? '';
       if (header(headers, ':method') !== 'POST') throw new CallError('UNIMPLEMENTED', `gRPC calls are POST requests; this was ${header(headers, ':method')}.`);
@@ -143,9 +139,6 @@ export class GrpcServer {
     return (this.#reflection ??= new Reflection(this.types, () => [...this.#front.services.keys(), 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection']));
   }
 
-  get front(): GrpcFront {
-    return this.#front;
-  }
 
   get opts(): GrpcFrontOptions {
     return this.#opts;
@@ -160,69 +153,67 @@ class Call {
   readonly #res: Http2ServerResponse;
   readonly #headers: IncomingHttpHeaders;
   readonly #path: string;
-  readonly #receivedAt: number;
+  readonly #record: CallRecord;
   #done = false;
   #timer: NodeJS.Timeout | undefined;
-  #principal: Principal | undefined;
-  #api: ApiMethod | undefined;
-  #project: string | undefined;
-  #fault: FaultDecision | undefined;
-  #operation: string | undefined;
-  #route: string | undefined;
 
   readonly #onClose = () => {
-    if (!this.#done) this.#finish(1, 499, 'The client cancelled the call.');
+    if (!this.#done) this.#finish(1, 499);
   };
 
-  constructor(server: GrpcServer, stream: ServerHttp2Stream, res: Http2ServerResponse, headers: IncomingHttpHeaders, path: string, receivedAt: number) {
+  constructor(server: GrpcServer, stream: ServerHttp2Stream, res: Http2ServerResponse, headers: IncomingHttpHeaders, path: string, record: CallRecord) {
     this.#server = server;
     this.#stream = stream;
     this.#res = res;
     this.#headers = headers;
     this.#path = path;
-    this.#receivedAt = receivedAt;
+    this.#record = record;
     stream.on('error', ignore); // a reset stream: the call ends as cancelled below
     stream.on('close', this.#onClose);
   }
 
   run(method: GrpcMethod): void {
-    this.#route = this.#path;
+    const record = this.#record;
+    record.route = this.#path;
+    record.routeKey = method;
+    if (!method.public) record.api = method.api;
     const deadline = timeoutMs(this.#headers['grpc-timeout']);
     if (deadline !== undefined) {
       this.#timer = setTimeout(() => this.fail(new CallError('DEADLINE_EXCEEDED', 'Deadline Exceeded')), Math.max(0, Math.ceil(deadline)));
       this.#timer.unref();
     }
-    this.#readMessage().then(
-      async (bytes) => {
-        if (this.#done) return;
-        const types = this.#server.types;
-        const requestType = types.type(method.requestType);
-        let request: Record<string, unknown>;
-        try {
-          request = requestType.toObject(requestType.decode(bytes), { longs: String, enums: String, bytes: Buffer });
-        } catch (err) {
-          throw new CallError('INVALID_ARGUMENT', `The request message is not a valid ${method.requestType}: ${scrubSecrets(String((err as Error).message)).slice(0, 200)}`);
-        }
-        let principal = method.public ? undefined : this.#authenticate(method);
-        if (principal instanceof Promise) principal = await principal;
-        this.#principal = principal;
-        this.#api = method.public ? undefined : method.api;
-        this.#project = projectOf(request);
-        const handle = () => method.handle(principal!, request, { metadata: this.#headers, types });
-        const faults = this.#server.opts.faults;
-        const decision = faults?.any && this.#api ? await faults.decide({ method: this.#api.id, principal: principal?.member, project: this.#project, headers: this.#headers }) : undefined;
-        const answer = decision ? await this.#faulted(decision, method, handle) : await handle();
-        if (this.#done) return;
-        const name = (answer as { name?: unknown } | undefined)?.name;
-        if (typeof name === 'string' && name.startsWith('operations/')) this.#operation = name;
-        this.#reply(types.encode(method.responseType, answer as Record<string, unknown>));
-      },
-    ).catch((err) => this.fail(err));
+    this.#steps(method, record).catch((err) => this.fail(err));
   }
 
-  /** A call a fault rule acts on, as REST's (platform/http/apiCalls.ts): an error, latency, a failed operation, a reset stream. */
+  /** A call's steps, in REST's order: authenticate, validate (read, decode, parse), decide faults, run. */
+  async #steps(method: GrpcMethod, record: CallRecord): Promise<void> {
+    let principal = method.public ? undefined : this.#authenticate(method, record);
+    if (principal instanceof Promise) principal = await principal;
+    record.principal = principal;
+    const bytes = await this.#readMessage();
+    if (this.#done) return;
+    const types = this.#server.types;
+    const requestType = types.type(method.requestType);
+    let request: Record<string, unknown>;
+    try {
+      request = requestType.toObject(requestType.decode(bytes), { longs: String, enums: String, bytes: Buffer });
+    } catch (err) {
+      throw new CallError('INVALID_ARGUMENT', `The request message is not a valid ${method.requestType}: ${scrubSecrets(String((err as Error).message)).slice(0, 200)}`);
+    }
+    const { params, project } = method.parse(request);
+    record.project = project;
+    const deciding = this.#server.opts.pipeline.decideFault(record);
+    const decision = deciding && (await deciding);
+    if (this.#done) return;
+    const handle = () => method.handle(principal!, params, { metadata: this.#headers, types });
+    const answer = decision ? await this.#faulted(decision, method, handle) : await handle();
+    if (this.#done) return;
+    record.operation = operationOf(answer);
+    this.#reply(types.encode(method.responseType, answer as Record<string, unknown>));
+  }
+
+  /** A call a fault rule acts on, as REST's (platform/http/calls.ts): an error, latency, a failed operation, a reset stream. */
   #faulted(decision: FaultDecision, method: GrpcMethod, handle: () => unknown): Promise<unknown> {
-    this.#fault = decision;
     return new Promise((resolve, reject) =>
       actOnFault(decision.action, method.api, {
         proceed: () => {
@@ -234,7 +225,7 @@ class Call {
         },
         fail: reject,
         reset: () => {
-          this.#finish(14, 0, 'The stream was reset.');
+          this.#finish(14, 0);
           if (!this.#stream.destroyed) this.#stream.close(http2constants.NGHTTP2_INTERNAL_ERROR);
           resolve(undefined);
         },
@@ -244,7 +235,7 @@ class Call {
 
   /** The bidirectional reflection stream: one response message per request message, then status OK. */
   reflect(pkg: string, reflection: Reflection): void {
-    this.#route = this.#path;
+    this.#record.route = this.#path;
     const stream = this.#stream;
     const types = this.#server.types;
     const requestType = types.type(`${pkg}.ServerReflectionRequest`);
@@ -252,7 +243,8 @@ class Call {
     stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
     const stop = (status: CanonicalStatus, message: string) => {
       if (this.#done) return;
-      this.#finish(GRPC_CODE[status], new ApiError({ status, message }).httpCode, message);
+      const error = new ApiError({ status, message });
+      this.#finish(GRPC_CODE[status], error.httpCode, error);
       stream.removeAllListeners('data');
       stream.resume();
       this.#res.addTrailers({ 'grpc-status': String(GRPC_CODE[status]), 'grpc-message': encodeGrpcMessage(message) });
@@ -286,11 +278,12 @@ class Call {
   }
 
   /** The caller, without a promise when the credential is one the authenticator has in its cache (the common case). */
-  #authenticate(method: GrpcMethod): Principal | Promise<Principal> {
+  #authenticate(method: GrpcMethod, record: CallRecord): Principal | Promise<Principal> {
     const auth = this.#server.opts.authenticator;
     const creds = credentialsOf(this.#headers);
+    record.credentials = creds;
     // Permissive mode: a call with no credential at all is the permissive principal (insecure channel, no auth).
-    if (!creds.bearer && !creds.apiKey) {
+    if (!hasOAuthCredential(creds) && !creds.apiKey) {
       const anonymous = auth.anonymousPrincipal();
       if (anonymous) return anonymous;
     }
@@ -371,7 +364,7 @@ class Call {
       this.#server.opts.log?.error({ err: { message: scrubSecrets(String((err as Error)?.stack ?? err)) }, path: this.#path }, 'gRPC call failed');
     }
     const status = this.#server.statusOf(apiError);
-    this.#finish(status.code, apiError.httpCode, status.message, apiError);
+    this.#finish(status.code, apiError.httpCode, apiError);
     const stream = this.#stream;
     if (stream.destroyed || stream.closed) return;
     const trailers: Record<string, string> = { 'grpc-status': String(status.code), 'grpc-message': encodeGrpcMessage(status.message) };
@@ -384,32 +377,16 @@ class Call {
     stream.resume();
   }
 
-  #finish(grpcCode: number, httpCode: number, message?: string, error?: ApiError): void {
+  /** The call is over: its record completes in the pipeline (metrics, the log line, the journal). */
+  #finish(grpcCode: number, httpCode: number, error?: ApiError): void {
     this.#done = true;
     if (this.#timer) clearTimeout(this.#timer);
     // node:http2 keeps a finished stream (and all it references) until a full GC: the call lets go of it now.
     this.#stream.removeListener('close', this.#onClose);
-    this.#server.front.completed({
-      path: this.#path.slice(0, 300),
-      route: this.#route,
-      grpcCode,
-      httpCode,
-      message,
-      error,
-      principal: this.#principal,
-      api: this.#api,
-      project: this.#project,
-      fault: this.#fault,
-      operation: this.#operation,
-      receivedAt: this.#receivedAt,
-      durationMs: performance.now() - this.#receivedAt,
-      remoteAddress: this.#stream.session?.socket?.remoteAddress,
-    });
+    const record = this.#record;
+    record.grpcStatus = grpcCode;
+    record.status = httpCode;
+    record.error = error;
+    this.#server.opts.pipeline.complete(record);
   }
-}
-
-/** The project a request message names (`parent` or `name`: `projects/P/...`), for fault rules and the journal. */
-function projectOf(request: Record<string, unknown>): string | undefined {
-  const ref = typeof request.parent === 'string' ? request.parent : typeof request.name === 'string' ? request.name : undefined;
-  return ref ? /^projects\/([^/]+)/.exec(ref)?.[1] : undefined;
 }

@@ -9,8 +9,8 @@ import { ApiError, internalError, urlNotFound } from './errors.ts';
 import { type EnvelopeStyle, errorEnvelopeText, sendError, sendInternalError } from './envelope.ts';
 import { applyFieldSelection, type FieldSelection } from './fields.ts';
 import { queryValidator } from './queryParams.ts';
-import { onRequestCompleted } from './completion.ts';
-import { createServerLogger, lazyChildLogger, requestLogLine, type ServerLoggerOptions } from './requestLogger.ts';
+import { arrivedCall } from './calls.ts';
+import { createServerLogger, lazyChildLogger, type ServerLoggerOptions } from './requestLogger.ts';
 import { prependRouteHook, recordRoutes } from './routes.ts';
 import { scrubSecrets } from './secrets.ts';
 import { type SystemParams, takeSystemParams } from './systemParams.ts';
@@ -19,8 +19,6 @@ import { coercingAjv, exactAjv, validationError } from './validationErrors.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     sys: SystemParams;
-    /** `performance.now()` when the app's first hook saw the request (latency metrics, request logs). */
-    receivedAt: number;
   }
   interface FastifyReply {
     /** The error this reply answers, when it is one (the request journal records its status and reason). */
@@ -125,7 +123,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     logger: false,
     // Fastify's own request lines ('incoming request' at every request) are off: the request log
-    // is one line per request at completion (requestLogLine).
+    // is one line per call at its completion (the call pipeline: src/platform/calls/pipeline.ts).
     logController: new LogController({ disableRequestLogging: true }),
     // pino's per-request child logger is made only when the request logs something.
     childLoggerFactory: log ? (((_none: unknown, bindings: Record<string, unknown>, childOpts: { level?: string }) => lazyChildLogger(log as never, bindings, childOpts)) as never) : undefined,
@@ -154,12 +152,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   recordRoutes(app);
   installValidators(app);
 
-  // The request log: one line per request at its completion point (completion.ts, where metrics
-  // and the request journal observe requests too), only when `info` is enabled.
-  if (log !== undefined && log.isLevelEnabled('info')) onRequestCompleted(app, requestLogLine(log));
-
   app.decorateRequest('sys', null as unknown as SystemParams);
-  app.decorateRequest('receivedAt', 0);
+  app.decorateRequest('call', null as never);
   app.decorateReply('apiError', null);
 
   // Drain on close: Fastify closes idle keep-alive connections once, when close() starts; a
@@ -224,7 +218,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
 
   // Synchronous hooks use Fastify's callback form: no promise per hook on every request.
   app.addHook('onRequest', (request, reply, done) => {
-    request.receivedAt = performance.now();
+    // The call record (latency is measured from here); the call pipeline (calls.ts) completes it.
+    request.call = arrivedCall(request);
     // NUL and percent-escapes that are not UTF-8 (encoded surrogates among them) are refused here, once.
     if (request.url.includes('%')) {
       const problem = urlProblem(request.url);

@@ -1,11 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { onRequestCompleted } from './completion.ts';
 import { routeLabel } from './routes.ts';
 import type { Registry } from 'prom-client';
 import { lazy } from '../lazy.ts';
-
-/** Where a route's config keeps its stats. */
-const ROUTE_STATS = Symbol('cloudtwin.routeStats');
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
@@ -24,13 +20,30 @@ export type MetricValue = { value: number; labels: Record<string, string | numbe
 
 /**
  * Request counts and latencies by route, kept in plain maps on the hot path (a few additions
- * per request) and turned into Prometheus metrics only when `/metrics` is scraped.
+ * per request) and turned into Prometheus metrics only when `/metrics` is scraped. Calls of
+ * every transport are observed here, by the call pipeline (src/platform/calls/pipeline.ts).
  */
 export class RequestStats {
   readonly #routes = new Map<string, RouteStats>();
+  /** The last stats looked up per route object: the hot path builds and hashes no key. */
+  readonly #byRouteKey = new WeakMap<object, RouteStats>();
 
-  /** The stats of one route (made at its first request); the hot path keeps it per route instead of looking it up. */
-  route(method: string, route: string): RouteStats {
+  /**
+   * The stats of one route (made at its first request). `routeKey`, an object that stands for
+   * the route across requests (REST's route config, a gRPC method), keeps them at hand.
+   */
+  route(method: string, route: string, routeKey?: object): RouteStats {
+    if (routeKey !== undefined) {
+      const cached = this.#byRouteKey.get(routeKey);
+      if (cached !== undefined && cached.method === method) return cached;
+      const s = this.#lookup(method, route);
+      this.#byRouteKey.set(routeKey, s);
+      return s;
+    }
+    return this.#lookup(method, route);
+  }
+
+  #lookup(method: string, route: string): RouteStats {
     const key = method + ' ' + route;
     let s = this.#routes.get(key);
     if (!s) {
@@ -75,36 +88,21 @@ export class RequestStats {
 }
 
 /**
- * Prometheus metrics at GET /metrics: request counts and latencies by route, plus process
- * metrics. prom-client is loaded at the first scrape (a server nobody scrapes never loads it);
- * its process metrics that accumulate (GC, event-loop lag) count from that scrape on.
+ * Prometheus metrics at GET /metrics: request counts and latencies by route (what the call
+ * pipeline observes into `requests`), plus process metrics. prom-client is loaded at the first
+ * scrape (a server nobody scrapes never loads it); its process metrics that accumulate (GC,
+ * event-loop lag) count from that scrape on.
  */
 export function installMetrics(app: FastifyInstance): Metrics {
   const stats = new RequestStats();
   const counters: ExtraCounter[] = [];
   const registry = lazy(() => createRegistry(stats, counters));
-  observeRequests(app, stats);
   app.get('/metrics', async (_req, reply) => {
     const r = await registry();
     reply.type(r.contentType).serializer((p: unknown) => String(p));
     return r.metrics();
   });
   return { addCounter: (c) => counters.push(c), requests: stats };
-}
-
-/** Counts every request `app` completes into `stats` (the main app's /metrics shows them; a surface built later observes into the same). */
-export function observeRequests(app: FastifyInstance, stats: RequestStats): void {
-  onRequestCompleted(app, (req, reply, options) => {
-    // A route's stats are kept on its config, once per method (no key built and hashed per request).
-    const config = options.config as { [ROUTE_STATS]?: RouteStats } | undefined;
-    let s = config?.[ROUTE_STATS];
-    if (s === undefined || s.method !== req.method) {
-      s = stats.route(req.method, options.url ?? 'unmatched');
-      if (config && options.url !== undefined) config[ROUTE_STATS] = s;
-    }
-    // A request refused before the app's first hook (a malformed URL) has no start: latency 0.
-    stats.observe(s, reply.statusCode, req.receivedAt ? (performance.now() - req.receivedAt) / 1000 : 0);
-  });
 }
 
 /** A counter another part of the platform keeps (fault injections), read when /metrics is scraped. */
@@ -117,7 +115,7 @@ export interface ExtraCounter {
 export interface Metrics {
   /** Adds a counter to /metrics (before its first scrape). */
   addCounter(counter: ExtraCounter): void;
-  /** The request counts and latencies by route (gRPC calls are observed into them too). */
+  /** The request counts and latencies by route, of every transport. */
   requests: RequestStats;
 }
 

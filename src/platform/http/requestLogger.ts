@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import type { CompletionObserver } from './completion.ts';
 import { redactUrl } from './secrets.ts';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -15,9 +14,10 @@ export type ServerLoggerOptions = LoggerOptions & { stream?: DestinationStream }
  * a 'finish' and an 'error' listener to every response to log the request's completion, even at
  * a level that logs nothing (~1.5 us a request on the hot path). Requests log through
  * `lazyChildLogger` children of this logger instead, and instead of Fastify's two lines per request
- * ('incoming request', 'request completed') the request log is one line at completion
- * (`requestLogLine`), set up only when `info` is enabled. Credentials in headers are redacted; a request is logged by method, redacted URL
- * and remote address.
+ * ('incoming request', 'request completed') the request log is one line per call at its
+ * completion, written by the call pipeline (src/platform/calls/pipeline.ts) only when `info` is
+ * enabled. Credentials in headers are redacted; a request is logged by method, redacted URL and
+ * remote address.
  */
 export function createServerLogger(options: ServerLoggerOptions | true): Logger {
   const { stream, ...rest } = options === true ? {} : options;
@@ -31,30 +31,6 @@ export function createServerLogger(options: ServerLoggerOptions | true): Logger 
     },
   };
   return stream ? pino(pinoOptions, stream) : pino(pinoOptions);
-}
-
-/**
- * The request log: one line per request, written at its completion point (completion.ts: its
- * status final, its answer being handed to the socket), as an access log, at `info`: method,
- * masked URL, status, latency in ms (`responseTime`, from the request's arrival at the app), the
- * principal when the request was authenticated, the remote address and the request's `reqId`.
- * Written with the server logger itself (the request id as a field): no per-request child.
- */
-export function requestLogLine(log: Logger): CompletionObserver {
-  return (request, reply) => {
-    log.info(
-      {
-        reqId: request.id,
-        method: request.method,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        responseTime: performance.now() - request.receivedAt,
-        principal: (request as { principal?: { member: string } | null }).principal?.member,
-        remoteAddress: request.ip,
-      },
-      'request completed',
-    );
-  };
 }
 
 /**

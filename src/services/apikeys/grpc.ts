@@ -6,12 +6,12 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import type { WireKey } from './model.ts';
 import { RPC } from './names.ts';
 import { apiKeysMethod } from './routes/common.ts';
-import { KeySchema } from './schemas.ts';
+import { CreateKeyQuery, DeleteKeyQuery, KeySchema, ListKeysQuery, LookupKeyQuery, OperationParams, UpdateKeyQuery } from './schemas.ts';
 import type { ApiKeysService, KeyInput, WireOperation } from './service.ts';
 
 /**
  * The API Keys v2 gRPC surface (`google.api.apikeys.v2.ApiKeys` and `google.longrunning.Operations`):
- * each method parses its request message and calls the same service method as its REST route
+ * each method checks its request message with REST's schemas and calls the same service method as its REST route
  * (src/services/apikeys/routes/), with the same API method name (error metadata, scopes).
  * Answers are the REST answers in protobuf shape: RFC 3339 times as Timestamps, the operation's
  * Key as an `Any` of type `type.googleapis.com/google.api.apikeys.v2.Key`.
@@ -70,10 +70,45 @@ function keyInput(key: Record<string, any> | undefined): KeyInput {
   return input;
 }
 
-type Handler = (svc: ApiKeysService, p: Principal, req: Record<string, any>, ctx: CallContext) => unknown;
+/** Request fields REST takes as query parameters, within the bounds of the same schema (CreateKeyQuery, ...). */
+function queryFields<T extends Record<string, unknown>>(schema: object, fields: T): T {
+  checkMessage(schema, fields, '');
+  return fields;
+}
 
-function method(rpc: string, access: 'read' | 'write', request: string, response: string, handle: Handler, svc: ApiKeysService): GrpcMethod {
-  return { api: apiKeysMethod(rpc, access).api, requestType: request, responseType: response, handle: (p, req, ctx) => handle(svc, p, req, ctx) };
+type KeyRef = { project: string; location: string; key: string };
+const parentParams = (r: Record<string, any>) => {
+  const [project, location] = parentOf(r.parent);
+  return { project, location };
+};
+const keyParams = (name: unknown, field?: string): KeyRef => {
+  const [project, location, key] = keyOf(name, field);
+  return { project, location, key };
+};
+
+/**
+ * One method: `parse` checks the request message as REST checks the same call's path, query and
+ * body (before any fault rule looks at it) and names its project; `handle` calls the service.
+ */
+function method<P extends object>(
+  rpc: string,
+  access: 'read' | 'write',
+  request: string,
+  response: string,
+  parse: (r: Record<string, any>) => P,
+  handle: (svc: ApiKeysService, p: Principal, params: P, ctx: CallContext) => unknown,
+  svc: ApiKeysService,
+): GrpcMethod<P> {
+  return {
+    api: apiKeysMethod(rpc, access).api,
+    requestType: request,
+    responseType: response,
+    parse: (r) => {
+      const params = parse(r);
+      return { params, project: (params as { project?: string }).project };
+    },
+    handle: (p, params, ctx) => handle(svc, p, params, ctx),
+  };
 }
 
 function unimplemented(request: string): GrpcMethod {
@@ -82,6 +117,7 @@ function unimplemented(request: string): GrpcMethod {
     requestType: request,
     responseType: 'google.protobuf.Empty',
     public: true,
+    parse: () => ({ params: undefined }),
     handle: () => {
       throw new ApiError({ status: 'UNIMPLEMENTED', message: 'Method not implemented: this API offers only GetOperation on its operations.' });
     },
@@ -91,29 +127,69 @@ function unimplemented(request: string): GrpcMethod {
 export function registerApiKeysGrpc(grpc: GrpcFront, svc: ApiKeysService): void {
   const op = `${LRO}.Operation`;
   grpc.addService(RPC, {
-    CreateKey: method('CreateKey', 'write', `${V2}.CreateKeyRequest`, op, async (s, p, r, ctx) => {
-      const [project, location] = parentOf(r.parent);
-      return protoOperation(await s.createKey(p, project, location, r.keyId, keyInput(r.key)), ctx);
-    }, svc),
-    ListKeys: method('ListKeys', 'read', `${V2}.ListKeysRequest`, `${V2}.ListKeysResponse`, async (s, p, r) => {
-      const [project, location] = parentOf(r.parent);
-      const page = await s.listKeys(p, project, location, { pageSize: r.pageSize, pageToken: r.pageToken, showDeleted: r.showDeleted });
-      return { keys: (page.keys ?? []).map(protoKey), nextPageToken: page.nextPageToken ?? '' };
-    }, svc),
-    GetKey: method('GetKey', 'read', `${V2}.GetKeyRequest`, KEY_TYPE, async (s, p, r) => protoKey(await s.getKey(p, ...keyOf(r.name))), svc),
-    GetKeyString: method('GetKeyString', 'read', `${V2}.GetKeyStringRequest`, `${V2}.GetKeyStringResponse`, (s, p, r) => s.getKeyString(p, ...keyOf(r.name)), svc),
-    UpdateKey: method('UpdateKey', 'write', `${V2}.UpdateKeyRequest`, op, async (s, p, r, ctx) => {
-      const [project, location, key] = keyOf(r.key?.name, 'key.name');
-      // FieldMask paths are proto field names (`display_name`, `restrictions.api_targets`): the service reads them as such.
-      const paths: string[] | undefined = r.updateMask?.paths;
-      return protoOperation(await s.updateKey(p, project, location, key, paths?.length ? paths.join(',') : undefined, keyInput(r.key)), ctx);
-    }, svc),
-    DeleteKey: method('DeleteKey', 'write', `${V2}.DeleteKeyRequest`, op, async (s, p, r, ctx) => protoOperation(await s.deleteKey(p, ...keyOf(r.name), r.etag), ctx), svc),
-    UndeleteKey: method('UndeleteKey', 'write', `${V2}.UndeleteKeyRequest`, op, async (s, p, r, ctx) => protoOperation(await s.undeleteKey(p, ...keyOf(r.name)), ctx), svc),
-    LookupKey: method('LookupKey', 'read', `${V2}.LookupKeyRequest`, `${V2}.LookupKeyResponse`, (s, p, r) => s.lookupKey(p, r.keyString ?? ''), svc),
+    CreateKey: method(
+      'CreateKey',
+      'write',
+      `${V2}.CreateKeyRequest`,
+      op,
+      (r) => ({ ...parentParams(r), ...queryFields(CreateKeyQuery, { keyId: r.keyId as string | undefined }), input: keyInput(r.key) }),
+      async (s, p, a, ctx) => protoOperation(await s.createKey(p, a.project, a.location, a.keyId, a.input), ctx),
+      svc,
+    ),
+    ListKeys: method(
+      'ListKeys',
+      'read',
+      `${V2}.ListKeysRequest`,
+      `${V2}.ListKeysResponse`,
+      (r) => ({ ...parentParams(r), ...queryFields(ListKeysQuery, { pageSize: r.pageSize as number | undefined, pageToken: r.pageToken as string | undefined, showDeleted: r.showDeleted as boolean | undefined }) }),
+      async (s, p, a) => {
+        const page = await s.listKeys(p, a.project, a.location, { pageSize: a.pageSize, pageToken: a.pageToken, showDeleted: a.showDeleted });
+        return { keys: (page.keys ?? []).map(protoKey), nextPageToken: page.nextPageToken ?? '' };
+      },
+      svc,
+    ),
+    GetKey: method('GetKey', 'read', `${V2}.GetKeyRequest`, KEY_TYPE, (r) => keyParams(r.name), async (s, p, a) => protoKey(await s.getKey(p, a.project, a.location, a.key)), svc),
+    GetKeyString: method('GetKeyString', 'read', `${V2}.GetKeyStringRequest`, `${V2}.GetKeyStringResponse`, (r) => keyParams(r.name), (s, p, a) => s.getKeyString(p, a.project, a.location, a.key), svc),
+    UpdateKey: method(
+      'UpdateKey',
+      'write',
+      `${V2}.UpdateKeyRequest`,
+      op,
+      (r) => {
+        // FieldMask paths are proto field names (`display_name`, `restrictions.api_targets`): the service reads them as such.
+        const paths: string[] | undefined = r.updateMask?.paths;
+        const mask = queryFields(UpdateKeyQuery, { updateMask: paths?.length ? paths.join(',') : undefined });
+        return { ...keyParams(r.key?.name, 'key.name'), ...mask, input: keyInput(r.key) };
+      },
+      async (s, p, a, ctx) => protoOperation(await s.updateKey(p, a.project, a.location, a.key, a.updateMask, a.input), ctx),
+      svc,
+    ),
+    DeleteKey: method(
+      'DeleteKey',
+      'write',
+      `${V2}.DeleteKeyRequest`,
+      op,
+      (r) => ({ ...keyParams(r.name), ...queryFields(DeleteKeyQuery, { etag: r.etag as string | undefined }) }),
+      async (s, p, a, ctx) => protoOperation(await s.deleteKey(p, a.project, a.location, a.key, a.etag), ctx),
+      svc,
+    ),
+    UndeleteKey: method('UndeleteKey', 'write', `${V2}.UndeleteKeyRequest`, op, (r) => keyParams(r.name), async (s, p, a, ctx) => protoOperation(await s.undeleteKey(p, a.project, a.location, a.key), ctx), svc),
+    LookupKey: method('LookupKey', 'read', `${V2}.LookupKeyRequest`, `${V2}.LookupKeyResponse`, (r) => queryFields(LookupKeyQuery, { keyString: (r.keyString as string | undefined) ?? '' }), (s, p, a) => s.lookupKey(p, a.keyString), svc),
   });
   grpc.addService(`${LRO}.Operations`, {
-    GetOperation: method('google.longrunning.Operations.GetOperation', 'read', `${LRO}.GetOperationRequest`, op, async (s, p, r, ctx) => protoOperation(await s.getOperation(p, r.name ?? ''), ctx), svc),
+    GetOperation: method(
+      'google.longrunning.Operations.GetOperation',
+      'read',
+      `${LRO}.GetOperationRequest`,
+      op,
+      (r) => {
+        const name = (r.name as string | undefined) ?? '';
+        queryFields(OperationParams, { operation: name.startsWith('operations/') ? name.slice('operations/'.length) : name });
+        return { name };
+      },
+      async (s, p, a, ctx) => protoOperation(await s.getOperation(p, a.name), ctx),
+      svc,
+    ),
     ListOperations: unimplemented(`${LRO}.ListOperationsRequest`),
     DeleteOperation: unimplemented(`${LRO}.DeleteOperationRequest`),
     CancelOperation: unimplemented(`${LRO}.CancelOperationRequest`),

@@ -52,4 +52,16 @@ export const ParentParams = Type.Object({ project: Type.String(), location: Type
 export type ParentParams = Static<typeof ParentParams>;
 
 export const NoQuery = Type.Object({}, closed);
+
+/** The query parameters of each method: REST validates its query with them, gRPC the same fields of its request message. */
+export const CreateKeyQuery = Type.Object({ keyId: Type.Optional(Type.String({ maxLength: 1000 })) }, closed);
+export const ListKeysQuery = Type.Object(
+  { pageSize: Type.Optional(Type.Integer()), pageToken: Type.Optional(Type.String({ maxLength: 2000 })), showDeleted: Type.Optional(Type.Boolean()) },
+  closed,
+);
+export const UpdateKeyQuery = Type.Object({ updateMask: Type.Optional(Type.String({ maxLength: 1000 })) }, closed);
+export const DeleteKeyQuery = Type.Object({ etag: Type.Optional(Type.String({ maxLength: 200 })) }, closed);
+export const LookupKeyQuery = Type.Object({ keyString: Type.String({ maxLength: 1000 }) }, closed);
+/** An operation's id (the part after `operations/`). */
+export const OperationParams = Type.Object({ operation: Type.String({ maxLength: 500 }) });
 export const MAP_FIELDS: ReadonlySet<string> = new Set(['annotations']);

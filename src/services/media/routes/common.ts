@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type TProperties, Type } from '@sinclair/typebox';
 import type { ApiMethod } from '../../../platform/auth/authenticator.ts';
-import { credentialsOf } from '../../../platform/auth/plugin.ts';
 import { ApiError } from '../../../platform/http/errors.ts';
 import { validationError } from '../../../platform/http/validationErrors.ts';
 import type { MediaCredentials } from '../access.ts';
@@ -48,7 +47,7 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 /** The key, the authenticated token (if any) and the origin headers key restrictions look at. */
 export function mediaCredentials(request: FastifyRequest): MediaCredentials {
   return {
-    apiKey: credentialsOf(request).apiKey,
+    apiKey: request.call.credentials?.apiKey,
     principal: request.principal ?? undefined,
     origin: {
       referer: header(request, 'referer'),
@@ -96,9 +95,9 @@ export function mediaRoute(ctx: MediaRouteContext, method: MediaMethod, path: st
       try {
         return await handler(creds, req.query as RawQuery, attachedValidationError(req));
       } finally {
-        // For the request journal: which key (by id) and project the call was made with.
-        if (creds.checkedKeyName) req.callKeyId = creds.checkedKeyName.slice(creds.checkedKeyName.lastIndexOf('/') + 1);
-        if (creds.callerProject) req.callProject = creds.callerProject;
+        // For the call record: which key (by id) and project the call was made with.
+        if (creds.checkedKeyName) req.call.apiKeyId = creds.checkedKeyName.slice(creds.checkedKeyName.lastIndexOf('/') + 1);
+        if (creds.callerProject) req.call.project = creds.callerProject;
       }
     },
   );
