@@ -215,16 +215,17 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
-describe('a gzip bomb over gRPC, without a token', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, () => {
+describe('a gzip bomb over gRPC', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, () => {
   const served = serverHooks([]);
 
-  it('is refused RESOURCE_EXHAUSTED once its inflated size passes 4 MiB; the server grows by less than 50 MB', async () => {
+  it('without a token is refused UNAUTHENTICATED before it is read; with one, RESOURCE_EXHAUSTED once its inflated size passes 4 MiB; the server grows by less than 50 MB', async () => {
     // 1 MB on the wire that inflates to 1 GiB: 16 gzip members of 64 MiB of zeros each.
     const member = gzipSync(Buffer.alloc(64 << 20));
     const message = Buffer.concat(Array.from({ length: Math.ceil((1 << 20) / member.length) }, () => member));
     const framed = Buffer.concat([Buffer.from([1]), Buffer.alloc(4), message]);
     framed.writeUInt32BE(message.length, 1);
     const pid = served().proc.pid!;
+    const { access_token: token } = await served().admin('POST', '/_twin/v1/tokens', { principal: 'alice@example.com' });
     const session = h2connect(served().url);
     try {
       const call = (body: Buffer, headers: Record<string, string>) =>
@@ -238,16 +239,23 @@ describe('a gzip bomb over gRPC, without a token', { skip: process.platform !== 
           stream.on('close', () => resolve(meta));
           stream.end(body);
         });
-      // The first call loads the gRPC server; the bomb is measured from after it.
+      // The first call loads the gRPC server; the bombs are measured from after it.
       assert.equal((await call(Buffer.from([0, 0, 0, 0, 0]), {}))['grpc-status'], '16');
-      writeFileSync(`/proc/${pid}/clear_refs`, '5'); // VmHWM := VmRSS
-      const before = memoryOf(pid);
-      const answer = await call(framed, { 'grpc-encoding': 'gzip' });
-      const after = memoryOf(pid);
-      assert.equal(answer['grpc-status'], '8', JSON.stringify(answer));
-      assert.match(decodeURIComponent(String(answer['grpc-message'])), /^Received message larger than max/);
-      const grewMb = (after.peak - before.rss) / 1e6;
-      assert.ok(grewMb < 50, `the server grew by ${grewMb.toFixed(1)} MB`);
+      for (const [headers, status, message] of [
+        // Authenticated first, as REST: a call without a credential is refused before its message is read.
+        [{ 'grpc-encoding': 'gzip' }, '16', /^Request is missing required authentication credential/],
+        // With one, the message is inflated with a bound and refused past it.
+        [{ 'grpc-encoding': 'gzip', authorization: `Bearer ${token}` }, '8', /^Received message larger than max/],
+      ] as const) {
+        writeFileSync(`/proc/${pid}/clear_refs`, '5'); // VmHWM := VmRSS
+        const before = memoryOf(pid);
+        const answer = await call(framed, headers);
+        const after = memoryOf(pid);
+        assert.equal(answer['grpc-status'], status, JSON.stringify(answer));
+        assert.match(decodeURIComponent(String(answer['grpc-message'])), message);
+        const grewMb = (after.peak - before.rss) / 1e6;
+        assert.ok(grewMb < 50, `the server grew by ${grewMb.toFixed(1)} MB`);
+      }
     } finally {
       session.close();
     }
