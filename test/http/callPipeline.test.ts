@@ -5,14 +5,16 @@
  * leaves the same journal entry, field by field.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:http2';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import '../support/quietClientWarnings.ts';
 import { ApiKeysClient } from '@google-cloud/apikeys';
 import googleGax from 'google-gax';
+import { SignJWT, importPKCS8 } from 'jose';
 import type { Listener } from '../../src/platform/transport/listener.ts';
 import { rejectsWithCode } from '../support/gax.ts';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
-import { ALICE, DEMO } from '../support/world.ts';
+import { ALICE, CI_SA, DEMO } from '../support/world.ts';
 import { createKey, keyNameOf, keyPath, keysPath } from './helpers.ts';
 
 /** What a journal entry says of a call, without what differs by transport (url, httpMethod: gRPC's is POST) or by moment (seq, time, latency, request id). */
@@ -150,5 +152,44 @@ describe('one call pipeline: REST and gRPC calls are faulted and journaled alike
     // A valid call is.
     assert.equal((await t.call(ALICE, { method: 'POST', url: keysPath(), payload: {} })).statusCode, 503);
     assert.equal((await t.admin('GET', `/_twin/v1/faults/${r.id}`)).json().matched, 1);
+  });
+
+  it('a gRPC call whose stream ends while it is being authenticated is still answered', async () => {
+    // A self-signed service-account JWT is verified off the event loop (a fresh one each time:
+    // verified JWTs are cached), so the call's empty last DATA frame, sent with its HEADERS,
+    // ends the stream meanwhile: node:http2 ends an empty stream without waiting for a reader.
+    const file = (await t.admin('POST', '/_twin/v1/serviceAccountKeys', { serviceAccount: CI_SA })).json();
+    const signingKey = await importPKCS8(file.private_key, 'RS256');
+    const session = connect(listener.url);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const now = Math.floor(Date.now() / 1000);
+        const jwt = await new SignJWT({ n: i })
+          .setProtectedHeader({ alg: 'RS256', kid: file.private_key_id })
+          .setIssuer(CI_SA)
+          .setSubject(CI_SA)
+          .setAudience('https://apikeys.googleapis.com/')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 3600)
+          .sign(signingKey);
+        const status = await new Promise<string>((resolve, reject) => {
+          const stream = session.request({ ':method': 'POST', ':path': '/google.api.apikeys.v2.ApiKeys/GetKey', 'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${jwt}` });
+          let meta: Record<string, unknown> = {};
+          stream.on('response', (h) => (meta = { ...h }));
+          stream.on('trailers', (h) => (meta = { ...meta, ...h }));
+          stream.on('error', reject);
+          stream.resume();
+          const unanswered = setTimeout(() => reject(new Error('the call got no answer in 10 s')), 10_000);
+          stream.on('close', () => {
+            clearTimeout(unanswered);
+            resolve(String(meta['grpc-status']));
+          });
+          stream.end(Buffer.alloc(0));
+        });
+        assert.equal(status, '3', 'INVALID_ARGUMENT: the call carried no request message');
+      }
+    } finally {
+      session.close();
+    }
   });
 });

@@ -339,6 +339,9 @@ class Call {
       };
       stream.on('data', onData);
       stream.once('end', onEnd);
+      // A call whose stream ended while it was being authenticated (no message: node:http2 ends an
+      // empty stream without waiting for a reader) has ended already: 'end' will not come again.
+      if (stream.readableEnded) onEnd();
     });
   }
 
