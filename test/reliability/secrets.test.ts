@@ -24,13 +24,13 @@ describe(`secrets on ${TEST_STORE}`, () => {
 
   /** Starts the server on the suite's store; no `--admin-token`, so one is generated into the data dir; requests logged. */
   const boot = (env: Record<string, string> = {}) =>
-    startServer({ dataDir, databaseUrl: db.url, env, args: ['--log-level', 'info', '--admin-token', ''] });
+    startServer({ dataDir, databaseUrl: db.url, env, adminToken: null, args: ['--log-level', 'info'] });
 
   before(async () => {
     dataDir = tempDir();
     db = await freshDatabase();
     server = await boot();
-    adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    adminToken = server.adminToken;
     await adminCall(server.url, adminToken, 'POST', '/_twin/v1/world:apply', testWorld);
     client = new KeysClient(server.url, await tokenFor(server.url, adminToken, ALICE));
 

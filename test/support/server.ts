@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   args?: string[];
   env?: NodeJS.ProcessEnv;
-  adminToken?: string;
+  /** The admin token to pass; `null` passes none, so the server generates one into the data directory (read once it is ready). */
+  adminToken?: string | null;
   /** Keep the data directory on cleanup (another process will reuse it). */
   keepDataDir?: boolean;
 }
@@ -63,8 +64,8 @@ export async function adminOverTls(server: Pick<ServerProcess, 'url' | 'adminTok
 /** Starts `cloudtwin serve --port 0` as a separate process and waits for its ready line. */
 export async function startServer(opts: ServeOptions = {}): Promise<ServerProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cloudtwin-srv-'));
-  const adminToken = opts.adminToken ?? 'test-admin-token';
-  const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--log-level', 'warn', ...(opts.args ?? [])];
+  const given = opts.adminToken === undefined ? 'test-admin-token' : opts.adminToken;
+  const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...(given === null ? [] : ['--admin-token', given]), '--log-level', 'warn', ...(opts.args ?? [])];
   if (opts.databaseUrl) args.push('--database-url', opts.databaseUrl);
   const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -86,6 +87,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<ServerProces
       reject(new Error(`cloudtwin exited with ${code} before it was ready:\n${out}`));
     });
   });
+  const adminToken = given ?? readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
   const admin = (method: string, path: string, body?: unknown) => adminCall(url, adminToken, method, path, body);
   return {
     url,
