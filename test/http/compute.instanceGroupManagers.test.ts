@@ -3,8 +3,8 @@
  * BASE-xxxx, spread over a region's zones), get with status and current actions, list,
  * aggregatedList, listManagedInstances, resize, setInstanceTemplate, patch with updatePolicy (a
  * PROACTIVE update replaces the instances at once in instant mode, step by step on the twin's clock
- * in delayed mode, never beyond maxSurge / maxUnavailable), delete (its instances go too; refused
- * while an autoscaler scales it). Every answer is checked against the discovery document.
+ * in delayed mode, never beyond maxSurge / maxUnavailable), createInstances (named instances),
+ * applyUpdatesToInstances, delete (its instances go too; refused while an autoscaler scales it). Every answer is checked against the discovery document.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -189,6 +189,120 @@ describe('managed instance groups', () => {
     assertComputeError(await call(CORA, 'POST', groups(), { name: 'bad', baseInstanceName: 'bad', instanceTemplate: 'global/instanceTemplates/tpl-a' }), 400, 'required', /targetSize/);
     assertComputeError(await call(CORA, 'POST', groups(), { name: 'bad', baseInstanceName: 'bad', targetSize: 1, instanceTemplate: 'global/instanceTemplates/ghost' }), 404, 'notFound', /instanceTemplates\/ghost/);
     assertComputeError(await call(VIC, 'POST', groups(), { name: 'bad', baseInstanceName: 'bad', targetSize: 1, instanceTemplate: 'global/instanceTemplates/tpl-a' }), 403, 'forbidden', /compute\.instanceGroupManagers\.create/);
+  });
+
+  test('createInstances: instances of the names asked for, from the group\'s version; the target size grows by their number', async () => {
+    await done(await call(CORA, 'POST', groups(), { name: 'named', baseInstanceName: 'named', targetSize: 1, versions: [{ instanceTemplate: 'global/instanceTemplates/tpl-a' }, { instanceTemplate: 'global/instanceTemplates/tpl-b', targetSize: { fixed: 2 } }] }));
+    const op = await done(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-1' }, { name: 'db-2' }] }));
+    assert.equal(op.operationType, 'createInstances');
+    assert.equal(op.targetLink, `${LINK}projects/${P}/zones/${ZONE}/instanceGroupManagers/named`);
+    const g = await get(`${groups()}/named`);
+    assert.equal(g.targetSize, 3);
+    assert.equal(g.status.versionTarget.isReached, true, 'the named instances took the versions short of instances');
+    const ms = await members(`zones/${ZONE}`, 'named');
+    assert.equal(ms.length, 3);
+    // size 1 was tpl-b's (fixed 2, capped at the size); at size 3 tpl-a wants one and tpl-b one more
+    for (const [name, template] of [['db-1', 'tpl-a'], ['db-2', 'tpl-b']]) {
+      const m = ms.find((x) => x.name === name);
+      assert.ok(m, `${name} is a member`);
+      assert.equal(m.currentAction, 'NONE');
+      assert.equal(m.instanceStatus, 'RUNNING');
+      assert.deepEqual(m.version, { instanceTemplate: tpl(template) });
+      assert.equal((await get(`${V1}/projects/${P}/zones/${ZONE}/instances/${name}`)).id, m.id);
+    }
+    // refused: a member's name, an instance of the zone, a name out of Compute's pattern, a name twice, none at all
+    assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-1' }] }), 400, 'invalid', /instances\[0\]\.name.*already a member/);
+    const other = (await members(`zones/${ZONE}`, 'web'))[0].name;
+    assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: other }] }), 409, 'alreadyExists', `The resource 'projects/${P}/zones/${ZONE}/instances/${other}' already exists`);
+    assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'Db_3' }] }), 400, 'invalid', /instances\[0\]\.name.*Must be a match of regex/);
+    assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-3' }, { name: 'db-3' }] }), 400, 'invalid', /instances\[1\]\.name.*more than once/);
+    assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [] }), 400, 'required', /instances/);
+    assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{}] }), 400, 'required', /instances\[0\]\.name/);
+    assert.equal((await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-3', size: 1 }] })).statusCode, 400, 'a field PerInstanceConfig does not have');
+    assertComputeError(await call(VIC, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-3' }] }), 403, 'forbidden', /compute\.instanceGroupManagers\.update/);
+    assertComputeError(await call(CORA, 'POST', `${groups()}/ghost/createInstances`, { instances: [{ name: 'db-3' }] }), 404, 'notFound', /instanceGroupManagers\/ghost/);
+    assert.equal((await get(`${groups()}/named`)).targetSize, 3, 'a refused request changes nothing');
+  });
+
+  test('createInstances in delayed mode: the named instances are CREATING until their step\'s delay has passed', async () => {
+    await setOperationsMode(t, 'delayed', 2000);
+    try {
+      const op = (await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-4' }] })).json();
+      assert.notEqual(op.status, 'DONE');
+      await advanceClock(t, 2);
+      let m = (await members(`zones/${ZONE}`, 'named')).find((x) => x.name === 'db-4');
+      assert.equal(m.currentAction, 'CREATING');
+      assert.equal((await get(`${groups()}/named`)).status.isStable, false);
+      await advanceClock(t, 2);
+      m = (await members(`zones/${ZONE}`, 'named')).find((x) => x.name === 'db-4');
+      assert.equal(m.currentAction, 'NONE');
+      assert.equal(m.instanceStatus, 'RUNNING');
+      const g = await get(`${groups()}/named`);
+      assert.equal(g.targetSize, 4);
+      assert.equal(g.status.isStable, true);
+    } finally {
+      await setOperationsMode(t, 'instant');
+    }
+  });
+
+  test('createInstances in a regional group: each named instance in the zone with the fewest members; a name taken in any of its zones is refused', async () => {
+    const region = 'regions/us-central1';
+    await done(await call(CORA, 'POST', groups(region), { name: 'named-r', baseInstanceName: 'named-r', targetSize: 2, instanceTemplate: 'global/instanceTemplates/tpl-a' }));
+    await done(await call(CORA, 'POST', `${groups(region)}/named-r/createInstances`, { instances: [{ name: 'r-1' }] }));
+    const ms = await members(region, 'named-r');
+    assert.equal(ms.length, 3);
+    assert.equal(new Set(ms.map((m) => m.instance.split('/')[8])).size, 3, 'one instance in each of the three zones');
+    assert.equal((await get(`${groups(region)}/named-r`)).targetSize, 3);
+    assertComputeError(await call(CORA, 'POST', `${groups(region)}/named-r/createInstances`, { instances: [{ name: 'db-1' }] }), 409, 'alreadyExists', /zones\/us-central1-a\/instances\/db-1/);
+    await done(await call(CORA, 'DELETE', `${groups(region)}/named-r`));
+  });
+
+  test('applyUpdatesToInstances: the members asked for (or all) brought to their version now, within mostDisruptiveAllowedAction', async () => {
+    await done(await call(CORA, 'POST', groups(), { name: 'upd', baseInstanceName: 'upd', targetSize: 3, instanceTemplate: 'global/instanceTemplates/tpl-a', updatePolicy: { type: 'OPPORTUNISTIC' } }));
+    await done(await call(CORA, 'POST', `${groups()}/upd/setInstanceTemplate`, { instanceTemplate: 'global/instanceTemplates/tpl-b' }));
+    const [a, b, c] = await members(`zones/${ZONE}`, 'upd');
+    for (const m of [a, b, c]) assert.deepEqual(m.version, { instanceTemplate: tpl('tpl-a') }, 'OPPORTUNISTIC: nothing replaced yet');
+    const apply = (body: Record<string, unknown>) => call(CORA, 'POST', `${groups()}/upd/applyUpdatesToInstances`, body);
+    // a template change needs REPLACE: refused when less is allowed
+    assertComputeError(await apply({ instances: [a.instance], mostDisruptiveAllowedAction: 'RESTART' }), 400, 'invalid', new RegExp(`instance '${a.name}'.*requires REPLACE`));
+    assertComputeError(await apply({ instances: [a.instance], minimalAction: 'REPLACE', mostDisruptiveAllowedAction: 'RESTART' }), 400, 'invalid', /Minimal action cannot be more disruptive/);
+    assertComputeError(await apply({ allInstances: true, instances: [a.instance] }), 400, 'invalid', /allInstances/);
+    assertComputeError(await apply({}), 400, 'required', /instances/);
+    assertComputeError(await apply({ instances: [`zones/${ZONE}/instances/ghost`] }), 400, 'invalid', /not a member/);
+    assert.equal((await apply({ instances: [a.instance], minimalAction: 'SOMETIMES' })).statusCode, 400, 'an action the enum does not have');
+    assertComputeError(await call(VIC, 'POST', `${groups()}/upd/applyUpdatesToInstances`, { allInstances: true }), 403, 'forbidden', /compute\.instanceGroupManagers\.update/);
+    // one member, by its partial URL: replaced in place from tpl-b (same name, a new instance)
+    const op = await done(await apply({ instances: [`zones/${ZONE}/instances/${a.name}`] }));
+    assert.equal(op.operationType, 'applyUpdatesToInstances');
+    let ms = await members(`zones/${ZONE}`, 'upd');
+    const a2 = ms.find((m) => m.name === a.name);
+    assert.deepEqual(a2.version, { instanceTemplate: tpl('tpl-b') });
+    assert.notEqual(a2.id, a.id);
+    assert.deepEqual(ms.find((m) => m.name === b.name).version, { instanceTemplate: tpl('tpl-a') }, 'a member not asked for is left as it is');
+    // all members: the rest move to tpl-b; the group reaches its version target
+    await done(await apply({ allInstances: true }));
+    ms = await members(`zones/${ZONE}`, 'upd');
+    assert.deepEqual(ms.map((m) => m.version.instanceTemplate), [tpl('tpl-b'), tpl('tpl-b'), tpl('tpl-b')]);
+    assert.equal(ms.find((m) => m.name === a.name).id, a2.id, 'an up-to-date member with minimalAction NONE is left running');
+    assert.equal((await get(`${groups()}/upd`)).status.versionTarget.isReached, true);
+    // up to date: RESTART restarts (same instance), REPLACE recreates
+    await setOperationsMode(t, 'delayed', 2000);
+    try {
+      const before = await members(`zones/${ZONE}`, 'upd');
+      (await apply({ allInstances: true, minimalAction: 'RESTART' })).json();
+      await advanceClock(t, 2);
+      const restarting = await members(`zones/${ZONE}`, 'upd');
+      assert.deepEqual(restarting.map((m) => m.currentAction), ['RESTARTING', 'RESTARTING', 'RESTARTING']);
+      assert.equal((await get(`${groups()}/upd`)).currentActions.restarting, 3);
+      await advanceClock(t, 2);
+      const after = await members(`zones/${ZONE}`, 'upd');
+      assert.deepEqual(after.map((m) => [m.currentAction, m.instanceStatus, m.id]), before.map((m) => ['NONE', 'RUNNING', m.id]));
+    } finally {
+      await setOperationsMode(t, 'instant');
+    }
+    await done(await apply({ instances: [b.instance], minimalAction: 'REPLACE' }));
+    assert.notEqual((await members(`zones/${ZONE}`, 'upd')).find((m) => m.name === b.name).id, ms.find((m) => m.name === b.name).id);
+    await done(await call(CORA, 'DELETE', `${groups()}/upd`));
   });
 
   test('delete: refused while an autoscaler scales the group; then its instances go with it', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { type GroupMember, type RolloutGoal, type RolloutStep, isAvailable, isEmptyStep, nextStep, rolloutStatus } from '../../src/services/compute/instanceGroupManager/rollout.ts';
+import { type GroupMember, type RolloutGoal, type RolloutStep, isAvailable, isEmptyStep, newMemberTemplates, nextStep, rolloutStatus, updatedTemplates } from '../../src/services/compute/instanceGroupManager/rollout.ts';
 
 const running = (name: string, template: string): GroupMember => ({ name, template, status: 'RUNNING', action: 'NONE' });
 const group = (n: number, template: string) => Array.from({ length: n }, (_, i) => running(`m-${i}`, template));
@@ -159,5 +159,26 @@ describe('the rolling-update planner', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('named members (createInstances) and selective updates (applyUpdatesToInstances)', () => {
+  const canary = (size: number, canaries: number): RolloutGoal => goal(size, { versions: [{ template: 'canary', count: canaries }, { template: 'new', count: size - canaries }] });
+
+  test('new members take the versions short of instances first, then the first version', () => {
+    // 2 on new; the goal at size 5 wants 2 canaries and 3 new
+    assert.deepEqual(newMemberTemplates(group(2, 'new'), canary(5, 2), 3), ['canary', 'canary', 'new']);
+    // nothing short: the first version
+    assert.deepEqual(newMemberTemplates(group(2, 'new'), goal(2), 1), ['new']);
+    // a deleting member does not count
+    assert.deepEqual(newMemberTemplates([running('a', 'new'), { ...running('b', 'new'), action: 'DELETING' }], canary(2, 1), 1), ['canary']);
+  });
+
+  test('a selected idle member of a version with too many moves to one with too few; the others keep theirs', () => {
+    const members = [running('a', 'old'), running('b', 'old'), { ...running('c', 'old'), action: 'CREATING' as const }];
+    const all = new Set(['a', 'b', 'c']);
+    assert.deepEqual([...updatedTemplates(members, canary(3, 1), all)], [['a', 'canary'], ['b', 'new']], 'the in-flight member is left alone');
+    assert.deepEqual([...updatedTemplates(members, canary(3, 1), new Set(['b']))], [['b', 'canary']]);
+    assert.deepEqual([...updatedTemplates(group(2, 'new'), goal(2), new Set(['m-0']))], [['m-0', 'new']], 'up to date: stays');
   });
 });

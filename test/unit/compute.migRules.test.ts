@@ -3,7 +3,9 @@ import { describe, test } from 'node:test';
 import { ApiError } from '../../src/platform/http/errors.ts';
 import { REGIONS } from '../../src/services/compute/catalogue.ts';
 import {
+  checkApplyUpdates,
   checkBaseInstanceName,
+  checkPerInstanceNames,
   checkTargetSize,
   checkUpdatePolicy,
   checkVersions,
@@ -130,5 +132,24 @@ describe('managed instance group rules', () => {
     assert.equal(instanceName('web', new Set(['web-ab12']), () => draws.shift()!), 'web-zz99');
     assert.equal(instanceName('vm-###', new Set(['vm-001', 'vm-002']), () => 'x'), 'vm-003');
     assert.equal(instanceName('vm-##[10]', new Set(['vm-10']), () => 'x'), 'vm-11');
+  });
+});
+
+describe('createInstances and applyUpdatesToInstances requests', () => {
+  test('per-instance names: Compute\'s name pattern, each once, at least one', () => {
+    assert.deepEqual(checkPerInstanceNames({ instances: [{ name: 'a' }, { name: 'b-2' }] }), ['a', 'b-2']);
+    assert.match(refused(() => checkPerInstanceNames({ instances: [] })).message, /Required field 'instances'/);
+    assert.match(refused(() => checkPerInstanceNames({ instances: [{ name: 'a' }, {}] })).message, /'instances\[1\]\.name' not specified/);
+    assert.match(refused(() => checkPerInstanceNames({ instances: [{ name: 'a-' }] })).message, /instances\[0\]\.name.*regex/);
+    assert.match(refused(() => checkPerInstanceNames({ instances: [{ name: 'x'.repeat(64) }] })).message, /regex/);
+    assert.match(refused(() => checkPerInstanceNames({ instances: [{ name: 'a' }, { name: 'a' }] })).message, /more than once/);
+  });
+
+  test('apply updates: instances or allInstances, NONE and REPLACE by default, minimal no more disruptive than allowed', () => {
+    assert.deepEqual(checkApplyUpdates({ allInstances: true }), { instances: [], allInstances: true, minimalAction: 'NONE', mostDisruptiveAllowedAction: 'REPLACE' });
+    assert.deepEqual(checkApplyUpdates({ instances: ['a'], minimalAction: 'RESTART', mostDisruptiveAllowedAction: 'RESTART' }).minimalAction, 'RESTART');
+    assert.match(refused(() => checkApplyUpdates({})).message, /Required field 'instances'/);
+    assert.match(refused(() => checkApplyUpdates({ allInstances: true, instances: ['a'] })).message, /allInstances/);
+    assert.match(refused(() => checkApplyUpdates({ instances: ['a'], minimalAction: 'RESTART', mostDisruptiveAllowedAction: 'REFRESH' })).message, /Minimal action/);
   });
 });

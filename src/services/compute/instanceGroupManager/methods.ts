@@ -19,7 +19,8 @@ const ListInstancesQuery = Type.Object(
 /**
  * `instanceGroupManagers` (zonal) and `regionInstanceGroupManagers`: insert, get, list, delete,
  * resize, listManagedInstances, setInstanceTemplate, patch, deleteInstances, abandonInstances,
- * recreateInstances, and the zonal aggregatedList covering both.
+ * recreateInstances, createInstances, applyUpdatesToInstances, and the zonal aggregatedList
+ * covering both.
  */
 export function instanceGroupManagerMethods(g: InstanceGroupManagers): ComputeMethod[] {
   const rows = (resource: string, scope: string): ComputeMethod[] => {
@@ -38,6 +39,8 @@ export function instanceGroupManagerMethods(g: InstanceGroupManagers): ComputeMe
       { id: id('deleteInstances'), verb: 'POST', path: `${R}/deleteInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.actOnInstances(c, 'DELETING') },
       { id: id('abandonInstances'), verb: 'POST', path: `${R}/abandonInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.actOnInstances(c, 'ABANDONING') },
       { id: id('recreateInstances'), verb: 'POST', path: `${R}/recreateInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.actOnInstances(c, 'RECREATING') },
+      { id: id('createInstances'), verb: 'POST', path: `${R}/createInstances`, permission: 'compute.instanceGroupManagers.update', query: 'requestId', handler: (c) => g.createInstances(c) },
+      { id: id('applyUpdatesToInstances'), verb: 'POST', path: `${R}/applyUpdatesToInstances`, permission: 'compute.instanceGroupManagers.update', query: 'none', handler: (c) => g.applyUpdatesToInstances(c) },
     ];
   };
   return [

@@ -23,8 +23,8 @@
  * within maxUnavailable.
  */
 
-/** A member's current action, as listManagedInstances answers it (the ones the planner makes). */
-export type MemberAction = 'NONE' | 'CREATING' | 'DELETING' | 'RECREATING';
+/** A member's current action, as listManagedInstances answers it (the ones the planner makes, and applyUpdatesToInstances' RESTARTING). */
+export type MemberAction = 'NONE' | 'CREATING' | 'DELETING' | 'RECREATING' | 'RESTARTING';
 
 export interface GroupMember {
   name: string;
@@ -149,6 +149,46 @@ export function nextStep(members: readonly GroupMember[], goal: RolloutGoal): Ro
     short--;
   }
   return step;
+}
+
+/** How many live (not DELETING) members run each template. */
+function liveCounts(members: readonly GroupMember[]): Map<string, number> {
+  const have = new Map<string, number>();
+  for (const m of members) if (m.action !== 'DELETING') have.set(m.template, (have.get(m.template) ?? 0) + 1);
+  return have;
+}
+
+/** The template of each of `n` members named by createInstances: the versions short of their count first, in order, then the first version's. */
+export function newMemberTemplates(members: readonly GroupMember[], goal: RolloutGoal, n: number): string[] {
+  const have = liveCounts(members);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = goal.versions.find((x) => (have.get(x.template) ?? 0) < x.count) ?? goal.versions[0];
+    have.set(v.template, (have.get(v.template) ?? 0) + 1);
+    out.push(v.template);
+  }
+  return out;
+}
+
+/**
+ * applyUpdatesToInstances: the template each selected idle member is to run. A member of a version
+ * with more members than its count moves to a version with fewer (its update needs REPLACE); the
+ * others keep theirs.
+ */
+export function updatedTemplates(members: readonly GroupMember[], goal: RolloutGoal, selected: ReadonlySet<string>): Map<string, string> {
+  const have = liveCounts(members);
+  const want = new Map(goal.versions.map((v) => [v.template, v.count]));
+  const out = new Map<string, string>();
+  for (const m of members) {
+    if (!selected.has(m.name) || m.action !== 'NONE') continue;
+    const short = goal.versions.find((v) => (have.get(v.template) ?? 0) < v.count);
+    if (short && (have.get(m.template) ?? 0) > (want.get(m.template) ?? 0)) {
+      have.set(m.template, (have.get(m.template) ?? 0) - 1);
+      have.set(short.template, (have.get(short.template) ?? 0) + 1);
+      out.set(m.name, short.template);
+    } else out.set(m.name, m.template);
+  }
+  return out;
 }
 
 /** `status.isStable` (no member has an action and nothing is left to do) and `status.versionTarget.isReached` (every version has its count). */

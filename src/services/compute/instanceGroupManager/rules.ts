@@ -23,6 +23,7 @@
  */
 import { REGIONS, ZONES } from '../catalogue.ts';
 import { invalidField, requiredField } from '../errors.ts';
+import { NAME, NAME_REGEX_TEXT } from '../instanceTemplate/rules/common.ts';
 import { LINK_BASE } from '../names.ts';
 import type { Scope } from '../scope.ts';
 
@@ -217,4 +218,44 @@ export function instanceName(base: string, taken: ReadonlySet<string>, random: (
     const name = `${base}-${random()}`;
     if (!taken.has(name)) return name;
   }
+}
+
+/**
+ * createInstances' `instances[]` (per-instance configs): each names its instance with Compute's
+ * resource-name pattern, each name once. Answers the names in order.
+ */
+export function checkPerInstanceNames(body: Record<string, any>): string[] {
+  const configs: Record<string, any>[] = body.instances ?? [];
+  if (configs.length === 0) throw requiredField('instances');
+  const names: string[] = [];
+  configs.forEach((c, i) => {
+    const field = `instances[${i}].name`;
+    const name = c.name;
+    if (name === undefined || name === '') throw requiredField(field);
+    if (typeof name !== 'string' || !NAME.test(name)) throw invalidField(field, name, `Must be a match of regex '${NAME_REGEX_TEXT}'`);
+    if (names.includes(name)) throw invalidField(field, name, 'The instance name is specified more than once.');
+    names.push(name);
+  });
+  return names;
+}
+
+/** applyUpdatesToInstances' request: which members (`instances` URLs, or `allInstances`) and the actions, with Compute's defaults (NONE, REPLACE). */
+export interface ApplyUpdates {
+  instances: string[];
+  allInstances: boolean;
+  minimalAction: UpdateAction;
+  mostDisruptiveAllowedAction: UpdateAction;
+}
+
+export function checkApplyUpdates(body: Record<string, any>): ApplyUpdates {
+  const instances: string[] = body.instances ?? [];
+  const allInstances = body.allInstances === true;
+  if (allInstances && instances.length) throw invalidField('instances', `${instances.length} instances`, 'Instances cannot be specified when allInstances is true.');
+  if (!allInstances && instances.length === 0) throw requiredField('instances');
+  const minimalAction: UpdateAction = body.minimalAction ?? 'NONE';
+  const mostDisruptiveAllowedAction: UpdateAction = body.mostDisruptiveAllowedAction ?? 'REPLACE';
+  if (ACTION_ORDER.indexOf(minimalAction) > ACTION_ORDER.indexOf(mostDisruptiveAllowedAction)) {
+    throw invalidField('minimalAction', minimalAction, `Minimal action cannot be more disruptive than the most disruptive allowed action (${mostDisruptiveAllowedAction}).`);
+  }
+  return { instances, allInstances, minimalAction, mostDisruptiveAllowedAction };
 }

@@ -6,8 +6,8 @@ import type { OperationEngine } from '../../../platform/operations/engine.ts';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
 import { AUTOSCALERS } from '../autoscaler/resource.ts';
-import { invalidField, requiredField, resourceInUse } from '../errors.ts';
-import { mergeTemplate } from '../instance/rules.ts';
+import { alreadyExists, invalidField, requiredField, resourceInUse } from '../errors.ts';
+import { instancePath, mergeTemplate } from '../instance/rules.ts';
 import type { Instances } from '../instance/service.ts';
 import type { ComputeCall } from '../methods.ts';
 import { LINK_BASE } from '../names.ts';
@@ -20,8 +20,8 @@ import type { ResourceWrites, WritableKind } from '../store/writes.ts';
 import { type ResourceUsage, refTarget } from '../usage.ts';
 import { INSTANCE_GROUP_MANAGERS } from './kind.ts';
 import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, patchedGroup, plannerView, presentGroup, presentInstanceGroup } from './resource.ts';
-import { type MemberAction, isEmptyStep, nextStep } from './rollout.ts';
-import { groupZones, instanceName } from './rules.ts';
+import { type MemberAction, isEmptyStep, newMemberTemplates, nextStep, updatedTemplates } from './rollout.ts';
+import { type UpdateAction, checkApplyUpdates, checkPerInstanceNames, groupZones, instanceName } from './rules.ts';
 
 type Obj = Record<string, any>;
 type Project = { projectId: string; projectNumber: string };
@@ -39,12 +39,20 @@ export interface InstanceGroupManagerDeps {
   instances: Instances;
 }
 
+/**
+ * What a change does to named members: deleteInstances / abandonInstances / recreateInstances act
+ * on members; createInstances makes members of these names; applyUpdatesToInstances updates
+ * members (`names`: the members asked for, or every member when `allInstances`).
+ */
+type MemberChange =
+  | { action: 'DELETING' | 'ABANDONING' | 'RECREATING' | 'CREATING'; names: string[] }
+  | { action: 'UPDATING'; names: string[] | 'all'; minimalAction: UpdateAction; mostDisruptiveAllowedAction: UpdateAction };
+
 /** What a change's operation carries: the group's new configuration (everything but its members). */
 interface ChangeData {
   name: string;
   config: Obj;
-  /** deleteInstances / abandonInstances / recreateInstances: the members (instance names) to act on. */
-  act?: { action: MemberAction | 'ABANDONING'; names: string[] };
+  act?: MemberChange;
 }
 
 /** Regional groups list as `compute#regionInstanceGroupManagerList`. */
@@ -79,7 +87,7 @@ export class InstanceGroupManagers {
       if (!r) return undefined;
       const caught = await this.#advance(trx, p, r);
       const body = { ...p.data.config, members: caught.body.members, stepSinceMs: caught.body.stepSinceMs };
-      if (p.data.act) await this.#act(trx, p, body, p.data.act);
+      if (p.data.act) await this.#act(trx, p, caught.scope, body, p.data.act);
       await this.#settle(trx, p, { ...caught, body });
       return undefined;
     }, ({ name }) => ({ name }));
@@ -142,7 +150,7 @@ export class InstanceGroupManagers {
         if (row) await this.#d.instances.removeInstance(trx, p, row);
         continue;
       }
-      if (m.action === 'CREATING' && row) {
+      if ((m.action === 'CREATING' || m.action === 'RESTARTING') && row) {
         const { statusSinceMs: _, ...rest } = row.body;
         await this.#d.resources.update(trx, { ...row, body: { ...rest, status: 'RUNNING' } });
       }
@@ -170,10 +178,9 @@ export class InstanceGroupManagers {
       m.template = template;
       await this.#setStatus(trx, p, m, 'STOPPING');
     }
-    const zones = groupZones(r.scope, body.distributionPolicy ? { distributionPolicy: { zones: body.distributionPolicy.zones } } : {});
+    const zones = zonesOf(r.scope, body);
     for (const template of step.create) {
-      // Even over the zones: the one with the fewest members.
-      const zone = zones.reduce((best, z) => (members.filter((m) => m.zone === z).length < members.filter((m) => m.zone === best).length ? z : best), zones[0]);
+      const zone = leastUsedZone(zones, members);
       const taken = new Set(members.map((m) => m.name));
       let name = instanceName(body.baseInstanceName, taken, () => this.#d.ids.hex(2));
       while (await this.#d.resources.nameTaken(trx, this.#d.instances.kind.kind, p.projectNumber, { type: 'zone', name: zone }, name)) {
@@ -210,20 +217,67 @@ export class InstanceGroupManagers {
     }
   }
 
-  /** Members named by deleteInstances (they go), abandonInstances (they leave the group, their instances stay) or recreateInstances. */
-  async #act(trx: Kysely<Database>, p: Project, body: Obj, act: NonNullable<ChangeData['act']>): Promise<void> {
+  /**
+   * Members named by deleteInstances (they go), abandonInstances (they leave the group, their
+   * instances stay), recreateInstances, createInstances (made with these names) or
+   * applyUpdatesToInstances.
+   */
+  async #act(trx: Kysely<Database>, p: Project, scope: Scope, body: Obj, act: MemberChange): Promise<void> {
     const members = body.members as StoredMember[];
     if (act.action === 'ABANDONING') {
       body.members = members.filter((m) => !act.names.includes(m.name));
       return;
     }
     const idle = !members.some((m) => m.action !== 'NONE');
-    for (const m of members) {
-      if (!act.names.includes(m.name) || m.action === 'DELETING') continue;
-      m.action = act.action;
-      await this.#setStatus(trx, p, m, 'STOPPING');
+    if (act.action === 'CREATING') await this.#createNamed(trx, p, scope, body, act.names);
+    else if (act.action === 'UPDATING') await this.#update(trx, p, body, act);
+    else {
+      for (const m of members) {
+        if (!act.names.includes(m.name) || m.action === 'DELETING') continue;
+        m.action = act.action;
+        await this.#setStatus(trx, p, m, 'STOPPING');
+      }
     }
     if (idle) body.stepSinceMs = this.#d.clock.nowMs();
+  }
+
+  /**
+   * createInstances: a member of each name, from the template of a version short of instances, in
+   * the zone with the fewest members. A name taken since the request is skipped (the group makes a
+   * `BASE-xxxx` instance in its place, as it keeps its target size).
+   */
+  async #createNamed(trx: Kysely<Database>, p: Project, scope: Scope, body: Obj, names: readonly string[]): Promise<void> {
+    const members = body.members as StoredMember[];
+    const zones = zonesOf(scope, body);
+    const fresh = names.filter((n) => !members.some((m) => m.name === n));
+    const templates = newMemberTemplates(plannerView(members), goalOf(body), fresh.length);
+    for (const [i, name] of fresh.entries()) {
+      const zone = leastUsedZone(zones, members);
+      const placed = await this.#place(trx, p, zone, name, templates[i], 'PROVISIONING');
+      if (placed) members.push({ name, zone, id: placed.id, template: templates[i], action: 'CREATING' });
+    }
+  }
+
+  /**
+   * applyUpdatesToInstances: each selected idle member whose version has too many members is
+   * recreated from a version with too few (REPLACE, when allowed); a member already up to date is
+   * recreated when `minimalAction` is REPLACE, restarted when it is RESTART, left running otherwise.
+   */
+  async #update(trx: Kysely<Database>, p: Project, body: Obj, act: Extract<MemberChange, { action: 'UPDATING' }>): Promise<void> {
+    const members = body.members as StoredMember[];
+    const selected = new Set(act.names === 'all' ? members.map((m) => m.name) : act.names);
+    const targets = updatedTemplates(plannerView(members), goalOf(body), selected);
+    for (const m of members) {
+      const target = targets.get(m.name);
+      if (target === undefined) continue;
+      const action = target !== m.template ? 'REPLACE' : act.minimalAction;
+      if (action === 'REPLACE' && act.mostDisruptiveAllowedAction === 'REPLACE') {
+        m.action = 'RECREATING';
+        m.template = target;
+      } else if (action === 'RESTART') m.action = 'RESTARTING';
+      else continue;
+      await this.#setStatus(trx, p, m, 'STOPPING');
+    }
   }
 
   /** Every group the call can see caught up with the clock (reads answer the groups as they stand now). */
@@ -321,21 +375,58 @@ export class InstanceGroupManagers {
     const urls: unknown[] = Array.isArray(asked.instances) ? asked.instances : [];
     if (urls.length === 0) throw requiredField('instances');
     const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
-    const members = (r.body.members ?? []) as StoredMember[];
-    const names = urls.map((u, i) => {
-      const name = typeof u === 'string' ? u.slice(u.lastIndexOf('/') + 1) : '';
-      if (!members.some((m) => m.name === name)) throw invalidField(`instances[${i}]`, u, 'The instance is not a member of the managed instance group.');
-      return name;
-    });
+    const names = memberNames(r, urls);
     const shrink = action === 'RECREATING' ? 0 : new Set(names).size;
     const operationType = { DELETING: 'deleteInstances', ABANDONING: 'abandonInstances', RECREATING: 'recreateInstances' }[action];
     return this.#change(call, operationType, (current) => ({ ...current, targetSize: Math.max(0, current.targetSize - shrink) }), { action, names });
   }
 
+  /**
+   * createInstances: instances of the names asked for (`instances[].name`), made from the group's
+   * versions; the target size grows by their number. A name of a member, or of an instance in one
+   * of the group's zones, is refused.
+   */
+  async createInstances(call: ComputeCall): Promise<WireOperation> {
+    const asked = requestBody(call, 'CreateInstancesRequest');
+    const names = checkPerInstanceNames(asked);
+    const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
+    const members = (r.body.members ?? []) as StoredMember[];
+    for (const [i, name] of names.entries()) {
+      if (members.some((m) => m.name === name)) throw invalidField(`instances[${i}].name`, name, `Instance '${name}' is already a member of the managed instance group.`);
+      for (const zone of zonesOf(r.scope, r.body)) {
+        if (await this.#d.resources.nameTaken(this.#d.store.db, this.#d.instances.kind.kind, call.project.projectNumber, { type: 'zone', name: zone }, name)) {
+          throw alreadyExists(instancePath(call.project.projectId, zone, name));
+        }
+      }
+    }
+    return this.#change(call, 'createInstances', (current) => ({ ...current, targetSize: current.targetSize + names.length }), { action: 'CREATING', names });
+  }
+
+  /**
+   * applyUpdatesToInstances: the members asked for (or all) brought to their versions now, whatever
+   * the update policy's type, within `mostDisruptiveAllowedAction` (a member whose update needs
+   * more is refused), at least `minimalAction` done to each.
+   */
+  async applyUpdatesToInstances(call: ComputeCall): Promise<WireOperation> {
+    const asked = requestBody(call, 'ApplyUpdatesRequest');
+    const u = checkApplyUpdates(asked);
+    const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
+    const names = u.allInstances ? 'all' : memberNames(r, u.instances);
+    if (u.mostDisruptiveAllowedAction !== 'REPLACE') {
+      const members = (r.body.members ?? []) as StoredMember[];
+      const targets = updatedTemplates(plannerView(members), goalOf(r.body), new Set(names === 'all' ? members.map((m) => m.name) : names));
+      const blocked = members.find((m) => targets.has(m.name) && targets.get(m.name) !== m.template);
+      if (blocked) {
+        throw invalidField('mostDisruptiveAllowedAction', u.mostDisruptiveAllowedAction, `Updating instance '${blocked.name}' to its version's template requires REPLACE, which is more disruptive than the most disruptive allowed action.`);
+      }
+    }
+    return this.#change(call, 'applyUpdatesToInstances', (current) => current, { action: 'UPDATING', names, minimalAction: u.minimalAction, mostDisruptiveAllowedAction: u.mostDisruptiveAllowedAction });
+  }
+
   #ctx = (call: ComputeCall) => ({ projectId: call.project.projectId, scope: call.scope, fingerprint: this.#fingerprint() });
 
   /** A change of the group's configuration: checked now, applied (and rolled out) when its operation completes. */
-  async #change(call: ComputeCall, operationType: string, change: (current: Obj) => Obj, act?: ChangeData['act']): Promise<WireOperation> {
+  async #change(call: ComputeCall, operationType: string, change: (current: Obj) => Obj, act?: MemberChange): Promise<WireOperation> {
     const r = await this.#d.reader.find(call, this.kind, 'instanceGroupManager');
     const { members: _, stepSinceMs: __, ...config } = change(r.body);
     await this.#templatesExist(call, config);
@@ -350,3 +441,27 @@ export class InstanceGroupManagers {
   }
 }
 
+
+/** The zones a stored group runs in (a regional group's distribution policy's). */
+const zonesOf = (scope: Scope, body: Obj): string[] => groupZones(scope, body.distributionPolicy ? { distributionPolicy: { zones: body.distributionPolicy.zones } } : {});
+
+/** Even over the zones: the one with the fewest members. */
+const leastUsedZone = (zones: readonly string[], members: readonly StoredMember[]): string =>
+  zones.reduce((best, z) => (members.filter((m) => m.zone === z).length < members.filter((m) => m.zone === best).length ? z : best), zones[0]);
+
+/** The members instance URLs name (`instances[i]`: a full or partial URL); 400 naming the first that is not a member. */
+function memberNames(r: StoredResource, urls: readonly unknown[]): string[] {
+  const members = (r.body.members ?? []) as StoredMember[];
+  return urls.map((u, i) => {
+    const name = typeof u === 'string' ? u.slice(u.lastIndexOf('/') + 1) : '';
+    if (!members.some((m) => m.name === name)) throw invalidField(`instances[${i}]`, u, 'The instance is not a member of the managed instance group.');
+    return name;
+  });
+}
+
+/** The body of a method of both collections, read as `InstanceGroupManagers<schema>` or `RegionInstanceGroupManagers<schema>`. */
+function requestBody(call: ComputeCall, schema: 'CreateInstancesRequest' | 'ApplyUpdatesRequest'): Obj {
+  const name = `${call.scope.type === 'region' ? 'Region' : ''}InstanceGroupManagers${schema}`;
+  const field = `${name.replace(/^[A-Z]/, (c) => c.toLowerCase()).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_resource`;
+  return readResourceBody(name, field, call.body ?? {});
+}
