@@ -21,6 +21,8 @@ export class Store {
   readonly dialect: Dialect;
   readonly description: string;
   readonly #release: () => void;
+  /** PostgreSQL: the schema unqualified names resolve to (advisory-lock keys are database-wide: they name it). */
+  #schema = '';
 
   private constructor(db: Kysely<Database>, dialect: Dialect, description: string, release: () => void = () => {}) {
     this.db = db;
@@ -52,13 +54,25 @@ export class Store {
       for (const f of [path, `${path}-wal`, `${path}-shm`]) if (path !== ':memory:' && existsSync(f)) chmodSync(f, 0o600);
       store = new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', opts.dataDir ? 'sqlite' : 'sqlite-memory', release);
     }
-    await migrateToLatest(store.db, { schema: store.dialect === 'postgres' ? await currentSchema(store.db) : undefined });
+    if (store.dialect === 'postgres') store.#schema = (await currentSchema(store.db)) ?? '';
+    await migrateToLatest(store.db, { schema: store.dialect === 'postgres' ? store.#schema : undefined });
     return store;
   }
 
   /** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite serialises writers already. */
   forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q {
     return this.dialect === 'postgres' ? query.forUpdate() : query;
+  }
+
+  /**
+   * Serialises, across processes, the transactions that take the same `key`: the caller waits
+   * until every other transaction that took it has ended, and holds it until its own ends (a
+   * transaction-scoped advisory lock on PostgreSQL, keyed by the schema and `key`; SQLite
+   * serialises writers already). For a read-then-write no unique key can guard (the first free
+   * internal IP of a subnetwork): take the lock, then read what is committed, then write.
+   */
+  async serialize(trx: Kysely<Database>, key: string): Promise<void> {
+    if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`cloudtwin.${this.#schema}.${key}`}))`.execute(trx);
   }
 
   async close(): Promise<void> {

@@ -3,13 +3,13 @@ import type { Ids } from '../../../platform/crypto/random.ts';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
 import { ZONES } from '../catalogue.ts';
-import { invalidField, resourceInUse, resourceNotFound } from '../errors.ts';
+import { invalidField, notFoundEntry, operationFailure, resourceInUse, resourceNotFound } from '../errors.ts';
 import { checkDescription, checkResourceName, withoutOutputFields } from '../fieldRules.ts';
 import { firstFreeAddress, isIpv4, unusableAddress } from '../instance/ipAllocation.ts';
 import { EMPTY_FINGERPRINT } from '../instance/rules.ts';
 import type { ComputeCall } from '../methods.ts';
 import { LINK_BASE } from '../names.ts';
-import type { WireOperation } from '../operation/service.ts';
+import type { Completion, WireOperation } from '../operation/service.ts';
 import { parseReference, refPath } from '../references.ts';
 import { readResourceBody } from '../resourceBody.ts';
 import { type Scope, allScopes, inRegion, inZone, scopeLink, scopePath } from '../scope.ts';
@@ -30,8 +30,17 @@ export const ADDRESSES: StoredKind = {
 };
 
 /**
+ * What internal-address allocation serialises on (`Store.serialize`): an allocation takes it, then
+ * reads the taken addresses, then stores its own in the same transaction, so concurrent inserts
+ * (in this process or another on the same PostgreSQL database) never get the same address. One key
+ * for every subnetwork: a transaction allocating in several never waits on another in a cycle.
+ */
+export const INTERNAL_ADDRESS_ALLOCATION = 'compute.internalAddressAllocation';
+
+/**
  * The internal addresses of a subnetwork that are taken: its instances' interfaces' and its
- * reserved internal addresses'. `subnetworkLink`: the subnetwork's full link.
+ * reserved internal addresses'. `subnetworkLink`: the subnetwork's full link. To allocate one, read
+ * them under INTERNAL_ADDRESS_ALLOCATION.
  */
 export async function takenInternalAddresses(db: Kysely<Database>, resources: ResourceStore, projectNumber: string, region: string, subnetworkLink: string): Promise<Set<string>> {
   const zones = [...ZONES].filter(([, r]) => r === region).map(([z]) => inZone(z));
@@ -66,11 +75,34 @@ export interface AddressDeps {
  */
 export class Addresses {
   readonly #d: AddressDeps;
-  readonly kind: WritableKind = ADDRESSES;
+  readonly kind: WritableKind;
 
   constructor(deps: AddressDeps) {
     this.#d = deps;
+    this.kind = { ...ADDRESSES, beforeInsert: (trx, r) => this.#allocate(trx, r) };
     deps.writes.register(this.kind);
+  }
+
+  /**
+   * An internal address's IP, settled in the inserting transaction under the allocation lock: the
+   * one asked for if it is still free (the operation fails otherwise), else the first free one.
+   */
+  async #allocate(trx: Kysely<Database>, r: StoredResource): Promise<Completion> {
+    if (r.body.addressType !== 'INTERNAL' || r.scope.type !== 'region') return undefined;
+    const link = String(r.body.subnetwork);
+    await this.#d.store.serialize(trx, INTERNAL_ADDRESS_ALLOCATION);
+    const subnetwork = await this.#d.resources.get(trx, 'subnetwork', r.projectNumber, r.scope, link.split('/').pop()!);
+    if (!subnetwork) return operationFailure([notFoundEntry(link.replace(LINK_BASE, ''))]);
+    const range = String(subnetwork.body.ipCidrRange);
+    const taken = await takenInternalAddresses(trx, this.#d.resources, r.projectNumber, r.scope.name, link);
+    if (r.body.address !== undefined) {
+      if (!taken.has(r.body.address)) return undefined;
+      return operationFailure([{ code: 'IP_IN_USE_BY_ANOTHER_RESOURCE', message: `IP address '${r.body.address}' is already being used by another resource.` }]);
+    }
+    const address = firstFreeAddress(range, taken);
+    if (!address) return operationFailure([{ code: 'IP_SPACE_EXHAUSTED', message: `IP space of '${link}' is exhausted.` }]);
+    r.body = { ...r.body, address };
+    return undefined;
   }
 
   async insert(call: ComputeCall): Promise<WireOperation> {
@@ -95,7 +127,8 @@ export class Addresses {
         const why = unusableAddress(String(subnetwork.body.ipCidrRange), body.address) ?? (taken.has(body.address) ? `IP address '${body.address}' is already being used by another resource.` : undefined);
         if (why) throw invalidField('resource.address', body.address, why);
       }
-      out.address = body.address ?? firstFreeAddress(String(subnetwork.body.ipCidrRange), taken);
+      // The first free address is taken when the insert runs (#allocate).
+      if (body.address !== undefined) out.address = body.address;
       out.subnetwork = link;
       out.purpose = body.purpose ?? 'GCE_ENDPOINT';
     } else {

@@ -24,7 +24,7 @@ import type { ProjectRecord } from '../../../platform/iam/directory.ts';
 import type { OperationEngine } from '../../../platform/operations/engine.ts';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
-import { type Addresses, externalAddress, takenInternalAddresses } from '../address/service.ts';
+import { type Addresses, INTERNAL_ADDRESS_ALLOCATION, externalAddress, takenInternalAddresses } from '../address/service.ts';
 import { ZONES } from '../catalogue.ts';
 import { DISKS, diskPath } from '../disk/resource.ts';
 import { alreadyExists, computeError, invalidField, resourceInUse, resourceNotFound } from '../errors.ts';
@@ -291,6 +291,7 @@ export class Instances {
       const networkLink = LINK_BASE + `projects/${project.projectId}/global/networks/${network.name}`;
       const subnetworkLink = subnetwork ? LINK_BASE + `projects/${project.projectId}/regions/${region}/subnetworks/${subnetwork.name}` : undefined;
       const range = String(subnetwork?.body.ipCidrRange ?? network.body.IPv4Range);
+      if (subnetworkLink) await this.#d.store.serialize(trx, INTERNAL_ADDRESS_ALLOCATION);
       const taken = subnetworkLink ? await takenInternalAddresses(trx, this.#d.resources, project.projectNumber, region, subnetworkLink) : new Set<string>();
       for (const earlier of out) if (earlier.subnetwork === subnetworkLink) taken.add(earlier.networkIP);
       let networkIP: string | undefined;
