@@ -167,6 +167,26 @@ describe('one port, cleartext: HTTP/1.1 and HTTP/2 with prior knowledge', () => 
     assert.ok(later.ms >= 250 && later.ms < 5000, `closed after ${later.ms} ms`);
   });
 
+  it('answers a request on a keep-alive connection left untouched past its advertised timeout (a client late to close it)', async () => {
+    const socket = netConnect(listener.port, '127.0.0.1');
+    socket.setEncoding('latin1');
+    let received = '';
+    socket.on('data', (d: string) => (received += d));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    const answers = async (n: number) => {
+      while ((received.match(/HTTP\/1\.1 200 /g) ?? []).length < n && !socket.destroyed) await new Promise((r) => setTimeout(r, 10));
+    };
+    socket.write('GET /_twin/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await answers(1);
+    assert.match(received, /keep-alive: timeout=0/i, 'the advertised timeout is the idle limit');
+    // Three idle limits (and the +1 s Node adds) without a byte, then a request on the same connection.
+    await new Promise((r) => setTimeout(r, 1_600));
+    assert.equal(socket.destroyed, false, 'the untouched connection is still open');
+    socket.write('GET /_twin/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await closed;
+    assert.equal((received.match(/HTTP\/1\.1 200 /g) ?? []).length, 2, received);
+  });
+
   it('keeps an HTTP/1.1 connection whose request the server is still answering past the idle limit', async () => {
     const res = await fetch(`${listener.url}/slower`);
     assert.equal(res.status, 200);

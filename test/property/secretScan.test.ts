@@ -95,7 +95,8 @@ describe('secrets are never repeated in answers or logs', () => {
         ['body: form', { body: `keyString=${enc}&assertion=${enc}&grant_type=${enc}`, type: 'application/x-www-form-urlencoded' }],
         ['body: YAML', { body: `keyString: [${K}`, type: 'application/yaml' }],
       ];
-      for (const [what, init] of cases) await send(route, what, path, init);
+      // A route's cases are independent of each other: sent eight at a time (the whole walk is 9,000 requests).
+      for (let i = 0; i < cases.length; i += 8) await Promise.all(cases.slice(i, i + 8).map(([what, init]) => send(route, what, path, init)));
       // In the path: every variable of the route in turn.
       for (const name of route.url.match(/:([A-Za-z_][A-Za-z0-9_]*)/g) ?? []) {
         await send(route, `in the path as ${name}`, fillPath(route, extra, (n) => (`:${n}` === name ? K : undefined)));

@@ -9,6 +9,14 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 const TLS_HANDSHAKE = 0x16;
 /** An HTTP/2 session with no frame for this long is closed, as an idle HTTP/1.1 keep-alive connection is. */
 const HTTP2_SESSION_IDLE_MS = 120_000;
+/**
+ * How long past its advertised Keep-Alive timeout an HTTP/1.1 connection that has received
+ * nothing since its last answer stays open. A client closes such a connection when the advertised
+ * timeout is near, by its own clock; one that is late (a starved process) and sends a request just
+ * as the server closes loses it, and a POST lost that way is not retried. Only untouched
+ * connections get the grace: a request begun and not finished is still closed at the idle limit.
+ */
+const KEEP_ALIVE_GRACE_MS = 50_000;
 
 /**
  * What node:http2 is told to tolerate before it ends a session (GOAWAY ENHANCE_YOUR_CALM or
@@ -262,8 +270,10 @@ function serveHttp2(appl: Application, sessions: Set<ServerHttp2Session>): Http2
  * Node's HTTP server times a connection out after `timeout` ms without a byte in either direction
  * until its first request, and `keepAliveTimeout` (+1 s) after each answer, whatever comes then
  * (it advertises `Keep-Alive: timeout=N`); both are the idle limit. On a timeout, a connection
- * whose request is being answered (read whole, the server still working) is kept and any other
- * is closed: a request head or body begun and not finished, or a keep-alive connection unused.
+ * whose request is being answered (read whole, the server still working) is kept, and so is one
+ * that has received nothing since its last answer, for up to KEEP_ALIVE_GRACE_MS more; any other
+ * is closed: a request head or body begun and not finished, or a keep-alive connection unused
+ * for longer than that.
  */
 function serveHttp1(server: HttpServer, idleTimeoutMs: number): { drain(): void } {
   /** Its connections, each with the requests whose answers are not out yet. */
@@ -273,10 +283,16 @@ function serveHttp1(server: HttpServer, idleTimeoutMs: number): { drain(): void 
     connections.set(socket, new Set());
     socket.once('close', () => connections.delete(socket));
   });
+  /** Per connection, when its last answer went out and how many bytes it had read then. */
+  const lastAnswer = new WeakMap<Socket, { at: number; bytesRead: number }>();
   server.keepAliveTimeout = idleTimeoutMs;
   server.setTimeout(idleTimeoutMs, (socket: Socket) => {
     const requests = connections.get(socket);
-    if (!requests || ![...requests].some((req) => req.complete)) socket.destroy();
+    if (requests && [...requests].some((req) => req.complete)) return;
+    const last = lastAnswer.get(socket);
+    const untouched = requests?.size === 0 && last !== undefined && socket.bytesRead === last.bytesRead;
+    if (untouched && !draining && Date.now() - last.at < idleTimeoutMs + KEEP_ALIVE_GRACE_MS) return void socket.setTimeout(idleTimeoutMs);
+    socket.destroy();
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const requests = connections.get(req.socket);
@@ -285,6 +301,7 @@ function serveHttp1(server: HttpServer, idleTimeoutMs: number): { drain(): void 
     if (draining && !res.headersSent) res.setHeader('connection', 'close');
     res.once('close', () => {
       requests.delete(req);
+      lastAnswer.set(req.socket, { at: Date.now(), bytesRead: req.socket.bytesRead });
       if (draining && requests.size === 0) req.socket.end();
     });
   });
