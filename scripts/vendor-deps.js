@@ -67,7 +67,10 @@ export async function bundleVendored(dir) {
     input,
     platform: 'node',
     logLevel: 'warn',
-    output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[hash].mjs' },
+    // Without comments: V8 keeps a module's whole source text for the life of the process, and
+    // kysely's JSDoc (a third of its text, with a few non-ASCII characters that made V8 store all
+    // of it as a two-byte string: 965 KB) was resident in every start. 494 -> 342 KB, ASCII only.
+    output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[hash].mjs', comments: false },
   });
   return true;
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { vendoredSpecifiers } from '../../bin/vendored.js';
 
 /** A fake checkout: installed packages with versions, and a vendor manifest built from `built` versions. */
@@ -53,5 +53,15 @@ test('no manifest: nothing is vendored', () => {
     assert.equal(vendoredSpecifiers(root).size, 0);
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the bundles npm ci made hold no doc comments and only ASCII (V8 keeps each module source resident, two bytes a character if one is not Latin-1)', (t) => {
+  const bundles = [...vendoredSpecifiers().values()].map((url) => fileURLToPath(url));
+  if (bundles.length === 0) return t.skip('no bundles in this checkout (rolldown not installed)');
+  for (const file of bundles) {
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /[^\x00-\x7f]/, `${file} has a non-ASCII character`);
+    assert.doesNotMatch(text, /^\s*(\/\*\*|\* @)/m, `${file} has doc comments`);
   }
 });
