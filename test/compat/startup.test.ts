@@ -3,7 +3,7 @@
  * lazy loading"): real `cloudtwin` processes, with a module hook recording every module they
  * load (npm packages, the sources, and at the ready line or at exit Node's built-in modules).
  * `--version` and `--help` load nothing of the server; `serve` loads neither the gRPC machinery
- * nor the local CA nor the catalogue tools nor Compute until a request needs them; the PostgreSQL driver,
+ * nor the local CA nor the catalogue tools nor Compute nor node:zlib until a request needs them; the PostgreSQL driver,
  * prom-client, yaml and jose are loaded when first needed, never at start on SQLite.
  */
 import assert from 'node:assert/strict';
@@ -36,6 +36,8 @@ const ON_DEMAND: Record<string, RegExp[]> = {
   'Compute world': [/^src\/services\/compute\/(index|world|worldMethods|worldReader|worldResources|catalogue|methods)\.ts$/, /^src\/services\/compute\/(instanceTemplate|operation|store|discovery)\//],
   // An ES-module import of node:http reads its WebSocket getter, which loads undici (fetch).
   'an HTTP client': [/^node:internal\/deps\/undici\/undici$/],
+  // The console's files are compressed when first asked for (gRPC's message decompression is lazy too).
+  compression: [/^node:zlib$/],
 };
 
 /** The server itself: what `--version` and `--help` must not load. */
@@ -43,8 +45,9 @@ const SERVER = [/^src\/(server|start)\.ts$/, /^fastify$/, /^kysely$/, /^\.cloudt
 
 /**
  * A preload that appends to $LOADED_FILE the npm package (`fastify`) or source file
- * (`src/server.ts`) of every module the process loads, and, when it prints its ready line and
- * when it exits, every built-in module loaded so far (`node:internal/deps/undici/undici`).
+ * (`src/server.ts`) of every module the process loads, and, when it prints its ready line, every
+ * 25 ms after it and when it exits, every built-in module loaded so far
+ * (`node:internal/deps/undici/undici`).
  */
 const HOOK = `
 import { registerHooks } from 'node:module';
@@ -67,7 +70,11 @@ registerHooks({
 });
 const write = process.stdout.write;
 process.stdout.write = function (chunk, ...rest) {
-  if (String(chunk).includes(' listening on ')) builtins();
+  if (String(chunk).includes(' listening on ')) {
+    builtins();
+    // Built-in modules loaded later (process.getBuiltinModule passes no hook) are noted within 25 ms.
+    setInterval(builtins, 25).unref();
+  }
   return write.call(this, chunk, ...rest);
 };
 process.on('exit', builtins);
@@ -148,7 +155,7 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     await db?.drop();
   });
 
-  it('at the ready line, none of the gRPC, TLS, catalogue-tool, Compute-world or HTTP-client modules is loaded', () => {
+  it('at the ready line, none of the gRPC, TLS, catalogue-tool, Compute-world, HTTP-client or compression modules is loaded', () => {
     assertNoneLoaded(loaded(), Object.keys(ON_DEMAND), 'serve, at the ready line');
   });
 
@@ -172,6 +179,23 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     } else {
       assert.ok(got.has('kysely') && got.has('@sinclair/typebox'));
     }
+  });
+
+  it('a console file asked for compressed loads node:zlib on first use (before anything else that loads it: prom-client, jose), and is answered compressed', async () => {
+    assertNoneLoaded(loaded(), ['compression'], 'serve, before any console file');
+    const res = await fetch(`${url}/console/index.html`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /<html/i);
+    if (html.length > 512) assert.equal(res.headers.get('content-encoding'), 'gzip');
+    const js = /src="\/console\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(js, `index.html names its script: ${html}`);
+    const asset = await fetch(`${url}/console/${js}`, { headers: { 'accept-encoding': 'br' } });
+    assert.equal(asset.status, 200);
+    assert.equal(asset.headers.get('content-encoding'), 'br');
+    assert.ok((await asset.arrayBuffer()).byteLength > 0);
+    for (let i = 0; i < 40 && !loaded().has('node:zlib'); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(loaded().has('node:zlib'), 'node:zlib is loaded by the first compressed file');
   });
 
   it('GET /metrics loads prom-client on first use and answers Prometheus text', async () => {
