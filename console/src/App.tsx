@@ -6,6 +6,8 @@ import { NotFoundPage } from './pages/NotFound.tsx';
 import { OperationsPage } from './pages/Operations.tsx';
 import { SearchPage } from './pages/Search.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
+import { GroupsPage } from './pages/compute/Groups.tsx';
+import { InstancesPage } from './pages/compute/Instances.tsx';
 import { TemplatesPage } from './pages/compute/Templates.tsx';
 import { FaultsPage } from './pages/Faults.tsx';
 import { RequestsPage } from './pages/Requests.tsx';
@@ -29,7 +31,9 @@ const COMPUTE = 'Compute Engine';
 /** Every page, in the order the header and a section's tabs show them. */
 const PAGES: readonly PageEntry[] = [
   { id: 'keys', title: 'API keys', Page: KeysPage },
+  { id: 'instances', title: 'VM instances', section: COMPUTE, Page: InstancesPage },
   { id: 'templates', title: 'Instance templates', section: COMPUTE, Page: TemplatesPage },
+  { id: 'groups', title: 'Managed instance groups', section: COMPUTE, Page: GroupsPage },
   { id: 'operations', title: 'Operations', Page: OperationsPage },
   { id: 'search', title: 'Search playground', Page: SearchPage },
   { id: 'requests', title: 'Requests', wide: true, Page: RequestsPage },

@@ -32,6 +32,22 @@ function scopeFromSegment(segment: string): Scope | undefined {
   return m ? { kind: m[1] === 'regions' ? 'region' : 'zone', name: m[2] } : undefined;
 }
 
+/**
+ * A resource named by a URL or a relative path (a template a group or an instance names) as the
+ * console shows it: its name, and its region or zone when it has one (`web (us-central1)`).
+ */
+export function referenceLabel(ref: unknown): string | undefined {
+  const name = lastSegment(ref);
+  if (!name) return undefined;
+  const scope = /\/(?:regions|zones)\/([^/]+)\/[^/]+\/[^/]+$/.exec(String(ref));
+  return scope ? `${name} (${scope[1]})` : name;
+}
+
+/** The value of one metadata key of an instance (`instance-template`, `created-by`), undefined when it has none. */
+export function metadataValue(instance: { metadata?: { items?: { key: string; value?: string }[] } }, key: string): string | undefined {
+  return instance.metadata?.items?.find((i) => i.key === key)?.value;
+}
+
 /** A scope as the console shows it: "Global", or the region's or zone's name. */
 export function scopeLabel(scope: Scope): string {
   return scope.kind === 'global' ? 'Global' : scope.name;

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { ApiProblem } from './api.ts';
 
 /**
@@ -73,6 +73,17 @@ export function OperationStatus({ op }: { op: { name: string; done?: boolean; st
       <span className="dot" aria-hidden="true" /> {failed ? 'Failed' : done ? 'Done' : op.status ?? 'Running'}
       {!done && typeof op.progress === 'number' ? ` (${op.progress}%)` : ''} · <code className="id">{op.name}</code>
     </div>
+  );
+}
+
+/** Where a page's last change stands: its operation, what it did once it succeeded, or the API's error. */
+export function MutationStatus({ op, done, error }: { op: Parameters<typeof OperationStatus>[0]['op']; done: string | undefined; error: unknown }) {
+  return (
+    <>
+      <OperationStatus op={op} />
+      <StatusLine text={done} />
+      <ErrorBox error={error} />
+    </>
   );
 }
 
@@ -176,3 +187,44 @@ export function ListTable<R>({ rows, error, empty, headers, widths, className, r
     </div>
   );
 }
+
+/** A readable summary of a resource: what a person wants to know at a glance, a label and a value a row. */
+export function SummaryList({ rows }: { rows: readonly (readonly [string, ReactNode])[] }) {
+  return (
+    <dl className="summary">
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** One view of a resource in a ViewDialog ("Summary", "JSON", ...): its tab's label and what it shows. */
+export interface ViewTab {
+  label: string;
+  render: () => ReactNode;
+}
+
+/** A resource's views (summary, JSON, its members...) as tabs of one dialog, the first shown first. */
+export function ViewDialog({ title, tabs, onClose }: { title: string; tabs: readonly ViewTab[]; onClose: () => void }) {
+  const [shown, setShown] = useState(0);
+  const tab = tabs[Math.min(shown, tabs.length - 1)];
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <div className="tabs" role="tablist">
+        {tabs.map((t, i) => (
+          <button key={t.label} type="button" role="tab" aria-selected={t === tab} className={t === tab ? '' : 'secondary'} onClick={() => setShown(i)}>
+            {t.label}
+          </button>
+        ))}
+      </div>
+      {tab.render()}
+    </Dialog>
+  );
+}
+
+/** The JSON view of a resource, as the API answered it. */
+export const jsonTab = (resource: unknown): ViewTab => ({ label: 'JSON', render: () => <pre className="json">{JSON.stringify(resource, null, 2)}</pre> });

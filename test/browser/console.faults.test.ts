@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { browserUnavailable, launchChromium } from '../support/browser.ts';
+import { browserUnavailable, launchChromium, signInAsPrincipal, watchConsolePage } from '../support/browser.ts';
 import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
 import { assertRequestsLayout, columnTexts } from '../support/consoleLayout.ts';
 import { startTestTwin, type TestTwin } from '../support/twin.ts';
@@ -23,7 +23,7 @@ describe('the console: Faults and Requests pages', { skip }, () => {
   let chromium: Awaited<ReturnType<typeof launchChromium>>;
   let context: BrowserContext;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
 
   before(async () => {
     ensureConsoleBuilt();
@@ -34,17 +34,8 @@ describe('the console: Faults and Requests pages', { skip }, () => {
     context = await chromium.browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console error: ${msg.text()}`);
-    });
-    await page.goto(url);
-    await page.getByLabel('Admin token').fill(t.twin.adminToken);
-    await page.getByRole('button', { name: 'Load principals' }).click();
-    await page.locator('select[name=principal]').selectOption(ALICE);
-    await page.locator('select[name=project]').selectOption(DEMO.projectId);
-    await page.getByRole('button', { name: /^Sign in as/ }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    ({ problems } = watchConsolePage(page));
+    await signInAsPrincipal(page, url, t.twin.adminToken, ALICE, DEMO.projectId);
   });
   after(async () => {
     await chromium?.close();

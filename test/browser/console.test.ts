@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page, Request } from 'playwright-core';
-import { browserUnavailable, launchChromium } from '../support/browser.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { browserUnavailable, launchChromium, watchConsolePage } from '../support/browser.ts';
 import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
 import { assertHeaderOnOneRow, assertRequestsLayout, columnTexts } from '../support/consoleLayout.ts';
 import { docsText } from '../support/docs.ts';
@@ -52,9 +52,9 @@ describe('the console in a browser', { skip }, () => {
   let chromium: Awaited<ReturnType<typeof launchChromium>>;
   let context: BrowserContext;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
   /** Every API request the page made, as `METHOD path?query`. */
-  const requests: string[] = [];
+  let requests: string[] = [];
 
   const applyYaml = async (yaml: string) => {
     const res = await t.twin.app.inject({ method: 'POST', url: '/_twin/v1/world:apply', payload: yaml, headers: { authorization: `Bearer ${t.twin.adminToken}`, 'content-type': 'application/yaml' } });
@@ -74,21 +74,7 @@ describe('the console in a browser', { skip }, () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('console', (msg) => {
-      // A failed HTTP answer (the API errors these flows provoke) or an unreachable thumbnail is
-      // logged by the browser itself; anything else is the console's own problem.
-      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console error: ${msg.text()}`);
-    });
-    page.on('request', (r: Request) => {
-      const u = new URL(r.url());
-      if (!u.pathname.startsWith('/console/')) requests.push(`${r.method()} ${u.pathname}${u.search}`);
-    });
-    // The console asks in its own dialogs; a browser dialog (alert, confirm) is a problem.
-    page.on('dialog', (d) => {
-      problems.push(`browser dialog: ${d.message()}`);
-      void d.dismiss();
-    });
+    ({ problems, requests } = watchConsolePage(page));
   });
   after(async () => {
     await chromium?.close();
@@ -398,6 +384,7 @@ describe('the console in a browser', { skip }, () => {
     // The Compute page's example gives Alice the Compute roles.
     await applyYaml(readmeWorlds.find((w) => w.includes('compute:'))!);
     await page.getByRole('link', { name: 'Compute Engine' }).click();
+    await page.getByRole('navigation', { name: 'Compute Engine' }).getByRole('link', { name: 'Instance templates' }).click();
     await page.getByRole('heading', { name: 'Instance templates' }).waitFor();
     // Compute Engine's pages are tabs under the header, this one current.
     assert.equal(await page.getByRole('navigation', { name: 'Compute Engine' }).getByRole('link', { name: 'Instance templates' }).getAttribute('aria-current'), 'page');

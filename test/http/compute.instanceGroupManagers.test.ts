@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { REGIONS } from '../../src/services/compute/catalogue.ts';
 import { type TestTwin, startTestTwin } from '../support/twin.ts';
-import { CAROL } from '../support/world.ts';
+import { CAROL, DEMO } from '../support/world.ts';
 import { CORA, LINK, P, VIC, assertComputeError, assertDone, computeWorld, templateBody } from './compute.helpers.ts';
 import { advanceClock, setOperationsMode } from './helpers.ts';
 
@@ -40,7 +40,7 @@ describe('managed instance groups', () => {
     await done(await call(CAROL, 'POST', `${V1}/projects/${P}/global/networks`, { name: 'vpc', autoCreateSubnetworks: false }));
     await done(await call(CAROL, 'POST', `${V1}/projects/${P}/regions/us-central1/subnetworks`, { name: 'apps', network: 'global/networks/vpc', ipCidrRange: '10.20.0.0/24' }));
     for (const name of ['tpl-a', 'tpl-b']) {
-      await done(await call(CORA, 'POST', `${V1}/projects/${P}/global/instanceTemplates`, templateBody(name, { networkInterfaces: [{ network: 'global/networks/vpc', subnetwork: 'regions/us-central1/subnetworks/apps' }] })));
+      await done(await call(CORA, 'POST', `${V1}/projects/${P}/global/instanceTemplates`, templateBody(name, { networkInterfaces: [{ network: 'global/networks/vpc', subnetwork: 'regions/us-central1/subnetworks/apps' }], metadata: { items: [{ key: 'startup-script', value: 'echo hi' }] } })));
     }
   });
   after(() => t.close());
@@ -77,6 +77,12 @@ describe('managed instance groups', () => {
       const i = await get(`${V1}/projects/${P}/zones/${ZONE}/instances/${m.name}`);
       assert.equal(i.id, m.id);
       assert.equal(i.networkInterfaces[0].subnetwork, `${LINK}projects/${P}/regions/us-central1/subnetworks/apps`);
+      // The template's metadata, and what Compute adds to a group's instance: its template and its group, by project number.
+      assert.deepEqual(i.metadata.items, [
+        { key: 'startup-script', value: 'echo hi' },
+        { key: 'instance-template', value: `projects/${DEMO.projectNumber}/global/instanceTemplates/tpl-a` },
+        { key: 'created-by', value: `projects/${DEMO.projectNumber}/zones/${ZONE}/instanceGroupManagers/web` },
+      ]);
     }
     assert.deepEqual((await get(groups())).items, [g]);
     const agg = await get(`${V1}/projects/${P}/aggregated/instanceGroupManagers`);
@@ -177,8 +183,11 @@ describe('managed instance groups', () => {
     assert.equal(g.region, `${LINK}projects/${P}/regions/us-central1`);
     assert.equal(g.distributionPolicy.zones.length, REGIONS.get('us-central1')!.length);
     assert.equal(g.updatePolicy.maxSurge.fixed, REGIONS.get('us-central1')!.length);
-    const zones = new Set((await members(region, 'web-r')).map((m) => m.instance.split('/')[8]));
+    const ms = await members(region, 'web-r');
+    const zones = new Set(ms.map((m) => m.instance.split('/')[8]));
     assert.equal(zones.size, 3);
+    const created = (await get(ms[0].instance.replace(LINK, `${V1}/`))).metadata.items.find((x: any) => x.key === 'created-by');
+    assert.equal(created.value, `projects/${DEMO.projectNumber}/regions/us-central1/instanceGroupManagers/web-r`);
     assert.equal((await get(groups(region))).kind, 'compute#regionInstanceGroupManagerList');
     assertComputeError(await call(CORA, 'POST', groups(region), { name: 'x', baseInstanceName: 'x', targetSize: 3, instanceTemplate: 'global/instanceTemplates/tpl-a', updatePolicy: { maxSurge: { fixed: 1 } } }), 400, 'invalid', /at least the number of zones/);
     await done(await call(CORA, 'DELETE', `${groups(region)}/web-r`));
@@ -208,7 +217,12 @@ describe('managed instance groups', () => {
       assert.equal(m.currentAction, 'NONE');
       assert.equal(m.instanceStatus, 'RUNNING');
       assert.deepEqual(m.version, { instanceTemplate: tpl(template) });
-      assert.equal((await get(`${V1}/projects/${P}/zones/${ZONE}/instances/${name}`)).id, m.id);
+      const i = await get(`${V1}/projects/${P}/zones/${ZONE}/instances/${name}`);
+      assert.equal(i.id, m.id);
+      assert.deepEqual(i.metadata.items.slice(1), [
+        { key: 'instance-template', value: `projects/${DEMO.projectNumber}/global/instanceTemplates/${template}` },
+        { key: 'created-by', value: `projects/${DEMO.projectNumber}/zones/${ZONE}/instanceGroupManagers/named` },
+      ]);
     }
     // refused: a member's name, an instance of the zone, a name out of Compute's pattern, a name twice, none at all
     assertComputeError(await call(CORA, 'POST', `${groups()}/named/createInstances`, { instances: [{ name: 'db-1' }] }), 400, 'invalid', /instances\[0\]\.name.*already a member/);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it); playwright-core never downloads a browser of its own. */
 export const CHROMIUM = process.env.CLOUDTWIN_CHROMIUM ?? '/usr/bin/chromium';
@@ -48,4 +48,39 @@ export async function servePage(html: string): Promise<{ origin: string; close()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * What a console page does that a suite checks at its end: `problems` (a page error, an error the
+ * console logs itself, a browser dialog such as alert or confirm: the console asks in its own) and
+ * `requests` (every API request it made, as `METHOD path?query`). A failed HTTP answer (the API
+ * errors the flows provoke) or an unreachable thumbnail is logged by the browser itself, not a problem.
+ */
+export function watchConsolePage(page: Page): { problems: string[]; requests: string[] } {
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console error: ${msg.text()}`);
+  });
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (!u.pathname.startsWith('/console/')) requests.push(`${r.method()} ${u.pathname}${u.search}`);
+  });
+  page.on('dialog', (d) => {
+    problems.push(`browser dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  return { problems, requests };
+}
+
+/** Signs in on the console's page at `url` with the admin token, as `principal` of the world in `project`; on the API keys page after. */
+export async function signInAsPrincipal(page: Page, url: string, adminToken: string, principal: string, project: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Admin token').fill(adminToken);
+  await page.getByRole('button', { name: 'Load principals' }).click();
+  await page.locator('select[name=principal]').selectOption(principal);
+  await page.locator('select[name=project]').selectOption(project);
+  await page.getByRole('button', { name: /^Sign in as/ }).click();
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Session } from '../../api.ts';
 import { type Scope, type Scoped, lastSegment, resourcePath, scopeLabel, scopeSegment } from '../../compute.ts';
-import { Confirm, Dialog, ErrorBox, ListTable, OperationStatus, StatusLine } from '../../ui.tsx';
+import { Confirm, Dialog, ListTable, MutationStatus, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
 import { TemplateEditor } from './TemplateEditor.tsx';
 import { useAggregatedList, useMutations } from './useCompute.ts';
 
@@ -31,16 +31,7 @@ function TemplateSummary({ t, scope }: { t: any; scope: Scope }) {
     ['Tags', (p.tags?.items ?? []).join(', ') || '—'],
     ['Metadata keys', ((p.metadata?.items ?? []) as any[]).map((m) => m.key).join(', ') || '—'],
   ];
-  return (
-    <dl className="summary">
-      {rows.map(([k, v]) => (
-        <div key={k}>
-          <dt>{k}</dt>
-          <dd>{v}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <SummaryList rows={rows} />;
 }
 
 /**
@@ -51,7 +42,7 @@ function TemplateSummary({ t, scope }: { t: any; scope: Scope }) {
 export function TemplatesPage({ session }: { session: Session }) {
   const { rows, error: listError, reload } = useAggregatedList<any>(session.project, 'instanceTemplates');
   const { op, error, done, run, succeeded } = useMutations(session.project, reload);
-  const [viewing, setViewing] = useState<{ t: Scoped<any>; as: 'summary' | 'json' }>();
+  const [viewing, setViewing] = useState<Scoped<any>>();
   const [deleting, setDeleting] = useState<Scoped<any>>();
   const [creating, setCreating] = useState(false);
 
@@ -63,9 +54,7 @@ export function TemplatesPage({ session }: { session: Session }) {
           Create instance template
         </button>
       </div>
-      <OperationStatus op={op} />
-      <StatusLine text={done} />
-      <ErrorBox error={error} />
+      <MutationStatus op={op} done={done} error={error} />
       <ListTable
         rows={rows}
         error={listError}
@@ -79,7 +68,7 @@ export function TemplatesPage({ session }: { session: Session }) {
             <td>{new Date(t.resource.creationTimestamp).toLocaleString()}</td>
             <td>
               <div className="row-actions">
-                <button type="button" className="secondary" onClick={() => setViewing({ t, as: 'summary' })}>
+                <button type="button" className="secondary" onClick={() => setViewing(t)}>
                   View
                 </button>
                 <button type="button" className="danger" onClick={() => setDeleting(t)}>
@@ -105,16 +94,11 @@ export function TemplatesPage({ session }: { session: Session }) {
         </Confirm>
       )}
       {viewing && (
-        <Dialog title={`Template ${viewing.t.resource.name} (${scopeLabel(viewing.t.scope)})`} onClose={() => setViewing(undefined)}>
-          <div className="tabs" role="tablist">
-            {(['summary', 'json'] as const).map((as) => (
-              <button key={as} type="button" role="tab" aria-selected={viewing.as === as} className={viewing.as === as ? '' : 'secondary'} onClick={() => setViewing({ ...viewing, as })}>
-                {as === 'summary' ? 'Summary' : 'JSON'}
-              </button>
-            ))}
-          </div>
-          {viewing.as === 'summary' ? <TemplateSummary t={viewing.t.resource} scope={viewing.t.scope} /> : <pre className="json">{JSON.stringify(viewing.t.resource, null, 2)}</pre>}
-        </Dialog>
+        <ViewDialog
+          title={`Template ${viewing.resource.name} (${scopeLabel(viewing.scope)})`}
+          tabs={[{ label: 'Summary', render: () => <TemplateSummary t={viewing.resource} scope={viewing.scope} /> }, jsonTab(viewing.resource)]}
+          onClose={() => setViewing(undefined)}
+        />
       )}
       {creating && (
         <Dialog title="Create an instance template" onClose={() => setCreating(false)}>

@@ -41,6 +41,8 @@ export function useMutations(project: string, reload: () => Promise<void>) {
 
   /** Runs one mutation; `said` is the status line once it succeeded. */
   const run = async (said: string, method: 'POST' | 'DELETE' | 'PATCH', path: string, opts: { body?: unknown; query?: Record<string, string | number> } = {}) => {
+    // The last mutation's operation goes too: a call refused before it had one must not read "Done".
+    setOp(undefined);
     setError(undefined);
     setDone(undefined);
     try {

@@ -11,6 +11,7 @@ import { ZONES } from '../catalogue.ts';
 import { invalidField } from '../errors.ts';
 import { checkDescription, checkResourceName, withoutOutputFields } from '../fieldRules.ts';
 import { LINK_BASE } from '../names.ts';
+import { parseReference } from '../references.ts';
 import { type Scope, scopeLink, scopePath } from '../scope.ts';
 import { presented } from '../store/reader.ts';
 import type { StoredResource } from '../store/resources.ts';
@@ -42,6 +43,20 @@ const OUTPUT = ['currentActions', 'status', 'instanceGroup', 'fingerprint', 'zon
 const ACTIONS = ['abandoning', 'creating', 'creatingWithoutRetries', 'deleting', 'none', 'recreating', 'refreshing', 'restarting', 'resuming', 'starting', 'stopping', 'suspending', 'verifying'];
 
 export const groupPath = (project: string, scope: Scope, name: string) => `${scopePath(project, scope)}/instanceGroupManagers/${name}`;
+
+/**
+ * The metadata a group's instance gets besides its template's, as Compute adds it to every
+ * instance a managed group makes: `instance-template` (the template it was made from) and
+ * `created-by` (the group), each by the project's number (Google's console reads them for an
+ * instance's template and group).
+ */
+export function memberMetadata(project: { projectId: string; projectNumber: string }, group: StoredResource, template: string): { key: string; value: string }[] {
+  const ref = parseReference(template, 'instanceTemplates', { project: project.projectId, scope: 'global' });
+  return [
+    ...(ref ? [{ key: 'instance-template', value: `projects/${project.projectNumber}/${ref.scope}/instanceTemplates/${ref.name}` }] : []),
+    { key: 'created-by', value: groupPath(project.projectNumber, group.scope, group.name) },
+  ];
+}
 
 /** The region whose regional templates the group may use: its own, or its zone's. */
 const regionOfScope = (scope: Scope) => (scope.type === 'region' ? scope.name : scope.type === 'zone' ? ZONES.get(scope.name) : undefined);

@@ -19,7 +19,7 @@ import type { ResourceStore, StoredResource } from '../store/resources.ts';
 import type { ResourceWrites, WritableKind } from '../store/writes.ts';
 import { type ResourceUsage, refTarget } from '../usage.ts';
 import { INSTANCE_GROUP_MANAGERS } from './kind.ts';
-import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, patchedGroup, plannerView, presentGroup, presentInstanceGroup } from './resource.ts';
+import { type StoredMember, goalOf, groupPath, groupToStore, managedInstances, memberMetadata, patchedGroup, plannerView, presentGroup, presentInstanceGroup } from './resource.ts';
 import { type MemberAction, isEmptyStep, newMemberTemplates, nextStep, updatedTemplates } from './rollout.ts';
 import { type UpdateAction, checkApplyUpdates, checkPerInstanceNames, groupZones, instanceName } from './rules.ts';
 
@@ -87,7 +87,7 @@ export class InstanceGroupManagers {
       if (!r) return undefined;
       const caught = await this.#advance(trx, p, r);
       const body = { ...p.data.config, members: caught.body.members, stepSinceMs: caught.body.stepSinceMs };
-      if (p.data.act) await this.#act(trx, p, caught.scope, body, p.data.act);
+      if (p.data.act) await this.#act(trx, p, caught, body, p.data.act);
       await this.#settle(trx, p, { ...caught, body });
       return undefined;
     }, ({ name }) => ({ name }));
@@ -128,7 +128,7 @@ export class InstanceGroupManagers {
       if (members.some((m) => m.action !== 'NONE')) {
         const due = (body.stepSinceMs ?? now) + delay;
         if (now < due) break;
-        members = await this.#finish(trx, p, members);
+        members = await this.#finish(trx, p, r, members);
         at = due;
       }
       const step = nextStep(plannerView(members), goalOf(body));
@@ -142,7 +142,7 @@ export class InstanceGroupManagers {
   }
 
   /** Finishes the members' actions: created ones run, deleted ones go, recreated ones come back from their new template. */
-  async #finish(trx: Kysely<Database>, p: Project, members: StoredMember[]): Promise<StoredMember[]> {
+  async #finish(trx: Kysely<Database>, p: Project, group: StoredResource, members: StoredMember[]): Promise<StoredMember[]> {
     const out: StoredMember[] = [];
     for (const m of members) {
       const row = await this.#d.resources.get(trx, this.#d.instances.kind.kind, p.projectNumber, { type: 'zone', name: m.zone }, m.name);
@@ -156,7 +156,7 @@ export class InstanceGroupManagers {
       }
       if (m.action === 'RECREATING') {
         if (row) await this.#d.instances.removeInstance(trx, p, row);
-        const placed = await this.#place(trx, p, m.zone, m.name, m.template, 'RUNNING');
+        const placed = await this.#place(trx, p, group, m.zone, m.name, m.template, 'RUNNING');
         if (!placed) continue;
         m.id = placed.id;
       }
@@ -187,18 +187,22 @@ export class InstanceGroupManagers {
         taken.add(name);
         name = instanceName(body.baseInstanceName, taken, () => this.#d.ids.hex(2));
       }
-      const placed = await this.#place(trx, p, zone, name, template, 'PROVISIONING');
+      const placed = await this.#place(trx, p, r, zone, name, template, 'PROVISIONING');
       if (!placed) return false;
       members.push({ name, zone, id: placed.id, template, action: 'CREATING' });
     }
     return true;
   }
 
-  /** Creates one member instance from its template; undefined when Compute would fail to (the template is gone, no address is left). */
-  async #place(trx: Kysely<Database>, p: Project, zone: string, name: string, template: string, status: 'PROVISIONING' | 'RUNNING'): Promise<StoredResource | undefined> {
+  /**
+   * Creates one member instance of `group` from its template, with the metadata Compute adds
+   * (`memberMetadata`); undefined when Compute would fail to (the template is gone, no address is left).
+   */
+  async #place(trx: Kysely<Database>, p: Project, group: StoredResource, zone: string, name: string, template: string, status: 'PROVISIONING' | 'RUNNING'): Promise<StoredResource | undefined> {
     try {
       const properties = await this.#d.instances.templateProperties(trx, p, template);
-      return await this.#d.instances.placeInstance(trx, p, zone, mergeTemplate(properties, { name }), status);
+      const metadata = { items: [...((properties.metadata?.items ?? []) as Obj[]), ...memberMetadata(p, group, template)] };
+      return await this.#d.instances.placeInstance(trx, p, zone, mergeTemplate(properties, { name, metadata }), status);
     } catch (err) {
       if (err instanceof ApiError) return undefined;
       throw err;
@@ -222,14 +226,14 @@ export class InstanceGroupManagers {
    * instances stay), recreateInstances, createInstances (made with these names) or
    * applyUpdatesToInstances.
    */
-  async #act(trx: Kysely<Database>, p: Project, scope: Scope, body: Obj, act: MemberChange): Promise<void> {
+  async #act(trx: Kysely<Database>, p: Project, group: StoredResource, body: Obj, act: MemberChange): Promise<void> {
     const members = body.members as StoredMember[];
     if (act.action === 'ABANDONING') {
       body.members = members.filter((m) => !act.names.includes(m.name));
       return;
     }
     const idle = !members.some((m) => m.action !== 'NONE');
-    if (act.action === 'CREATING') await this.#createNamed(trx, p, scope, body, act.names);
+    if (act.action === 'CREATING') await this.#createNamed(trx, p, group, body, act.names);
     else if (act.action === 'UPDATING') await this.#update(trx, p, body, act);
     else {
       for (const m of members) {
@@ -246,14 +250,14 @@ export class InstanceGroupManagers {
    * the zone with the fewest members. A name taken since the request is skipped (the group makes a
    * `BASE-xxxx` instance in its place, as it keeps its target size).
    */
-  async #createNamed(trx: Kysely<Database>, p: Project, scope: Scope, body: Obj, names: readonly string[]): Promise<void> {
+  async #createNamed(trx: Kysely<Database>, p: Project, group: StoredResource, body: Obj, names: readonly string[]): Promise<void> {
     const members = body.members as StoredMember[];
-    const zones = zonesOf(scope, body);
+    const zones = zonesOf(group.scope, body);
     const fresh = names.filter((n) => !members.some((m) => m.name === n));
     const templates = newMemberTemplates(plannerView(members), goalOf(body), fresh.length);
     for (const [i, name] of fresh.entries()) {
       const zone = leastUsedZone(zones, members);
-      const placed = await this.#place(trx, p, zone, name, templates[i], 'PROVISIONING');
+      const placed = await this.#place(trx, p, group, zone, name, templates[i], 'PROVISIONING');
       if (placed) members.push({ name, zone, id: placed.id, template: templates[i], action: 'CREATING' });
     }
   }
