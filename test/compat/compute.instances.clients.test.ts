@@ -9,14 +9,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import '../support/quietClientWarnings.ts';
-import { AddressesClient, DisksClient, GlobalOperationsClient, InstanceTemplatesClient, InstancesClient, RegionOperationsClient, SnapshotsClient, ZoneOperationsClient } from '@google-cloud/compute';
-import { OAuth2Client } from 'google-auth-library';
+import { AddressesClient, DisksClient, InstanceTemplatesClient, InstancesClient, SnapshotsClient } from '@google-cloud/compute';
 import { rejectsWithCode } from '../support/gax.ts';
 import { assertJournalConforms } from '../support/computeConformance.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { CAROL } from '../support/world.ts';
-import { CORA, LINK, P, REGION, computeWorld, templateBody } from '../http/compute.helpers.ts';
+import { CORA, LINK, P, REGION, templateBody } from '../http/compute.helpers.ts';
+import { type ComputeClientsServer, startComputeClientsServer } from './compute.clients.helpers.ts';
 
 const ZONE = 'us-central1-a';
 const IMAGE = 'projects/debian-cloud/global/images/family/debian-12';
@@ -29,61 +27,28 @@ const vm = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('instances with @google-cloud/compute against cloudtwin serve', () => {
-  let server: ServerProcess;
-  let db: TestDatabase;
-  const clients: { close(): Promise<void> }[] = [];
+  let twin: ComputeClientsServer;
+  let finished: ComputeClientsServer['finished'];
   let instances: InstancesClient;
   let coraInstances: InstancesClient;
   let templates: InstanceTemplatesClient;
   let disks: DisksClient;
   let snapshots: SnapshotsClient;
   let addresses: AddressesClient;
-  let zoneOperations: ZoneOperationsClient;
-  let regionOperations: RegionOperationsClient;
-  let globalOperations: GlobalOperationsClient;
-
-  /** The library's documented loop: wait on the operation (zonal, regional or global) until it is DONE. */
-  async function finished(call: Promise<[unknown, ...unknown[]]>): Promise<any> {
-    const [lro] = await call;
-    let op = (lro as any).latestResponse;
-    while (op.status !== 'DONE') {
-      if (op.zone) [op] = await zoneOperations.wait({ project: P, zone: op.zone.split('/').pop(), operation: op.name });
-      else if (op.region) [op] = await regionOperations.wait({ project: P, region: op.region.split('/').pop(), operation: op.name });
-      else [op] = await globalOperations.wait({ project: P, operation: op.name });
-    }
-    assert.ok(!op.error, JSON.stringify(op.error));
-    return op;
-  }
 
   before(async () => {
-    db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
-    await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
-    const options = async (principal: string) => {
-      const { access_token } = await server.admin('POST', '/_twin/v1/tokens', { principal, scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
-      const authClient = new OAuth2Client();
-      authClient.setCredentials({ access_token });
-      return { apiEndpoint: '127.0.0.1', port: server.port, protocol: 'http', fallback: true, authClient } as const;
-    };
-    const carol = await options(CAROL);
-    const keep = <C extends { close(): Promise<void> }>(c: C) => (clients.push(c), c);
-    instances = keep(new InstancesClient(carol));
-    coraInstances = keep(new InstancesClient(await options(CORA)));
-    templates = keep(new InstanceTemplatesClient(carol));
-    disks = keep(new DisksClient(carol));
-    snapshots = keep(new SnapshotsClient(carol));
-    addresses = keep(new AddressesClient(carol));
-    zoneOperations = keep(new ZoneOperationsClient(carol));
-    regionOperations = keep(new RegionOperationsClient(carol));
-    globalOperations = keep(new GlobalOperationsClient(carol));
+    twin = await startComputeClientsServer([CORA]);
+    finished = twin.finished;
+    const carol = twin.clientOptions(CAROL);
+    instances = twin.keep(new InstancesClient(carol));
+    coraInstances = twin.keep(new InstancesClient(twin.clientOptions(CORA)));
+    templates = twin.keep(new InstanceTemplatesClient(carol));
+    disks = twin.keep(new DisksClient(carol));
+    snapshots = twin.keep(new SnapshotsClient(carol));
+    addresses = twin.keep(new AddressesClient(carol));
   });
 
-  after(async () => {
-    for (const c of clients) await c.close();
-    await server?.stop();
-    server?.cleanup();
-    await db?.drop();
-  });
+  after(() => twin?.close());
 
   it('insert, get, list, aggregatedList, stop, start, setLabels (a stale fingerprint refused), delete', async () => {
     const op = await finished(instances.insert({ project: P, zone: ZONE, instanceResource: vm('cx-vm') }));
@@ -144,6 +109,6 @@ describe('instances with @google-cloud/compute against cloudtwin serve', () => {
   });
 
   it('every Compute answer of this suite conforms to the discovery document (the request journal, with bodies)', async () => {
-    assert.ok((await assertJournalConforms(server.url, server.adminToken)) > 20);
+    assert.ok((await assertJournalConforms(twin.server.url, twin.server.adminToken)) > 20);
   });
 });

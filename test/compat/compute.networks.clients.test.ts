@@ -7,64 +7,34 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import '../support/quietClientWarnings.ts';
-import { FirewallsClient, GlobalOperationsClient, NetworksClient, RegionOperationsClient, SubnetworksClient } from '@google-cloud/compute';
-import { OAuth2Client } from 'google-auth-library';
+import { FirewallsClient, NetworksClient, SubnetworksClient } from '@google-cloud/compute';
+import type { OAuth2Client } from 'google-auth-library';
 import { google } from 'googleapis';
 import { rejectsWithCode } from '../support/gax.ts';
 import { assertJournalConforms } from '../support/computeConformance.ts';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { CAROL } from '../support/world.ts';
-import { LINK, P, REGION, computeWorld } from '../http/compute.helpers.ts';
+import { LINK, P, REGION } from '../http/compute.helpers.ts';
+import { type ComputeClientsServer, startComputeClientsServer } from './compute.clients.helpers.ts';
 
 describe('networking with @google-cloud/compute and googleapis against cloudtwin serve', () => {
-  let server: ServerProcess;
-  let db: TestDatabase;
+  let twin: ComputeClientsServer;
+  let finished: ComputeClientsServer['finished'];
   let auth: OAuth2Client;
   let networks: NetworksClient;
   let subnetworks: SubnetworksClient;
   let firewalls: FirewallsClient;
-  let globalOperations: GlobalOperationsClient;
-  let regionOperations: RegionOperationsClient;
-
-  /** The library's documented loop: wait on the operation until it is DONE (global or regional). */
-  async function finished(call: Promise<[unknown, ...unknown[]]>): Promise<any> {
-    const [lro] = await call;
-    let op = (lro as any).latestResponse;
-    while (op.status !== 'DONE') {
-      [op] = op.region
-        ? await regionOperations.wait({ project: P, region: op.region.split('/').pop(), operation: op.name })
-        : await globalOperations.wait({ project: P, operation: op.name });
-    }
-    assert.ok(!op.error, JSON.stringify(op.error));
-    return op;
-  }
 
   before(async () => {
-    db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url, args: ['--journal-bodies'] });
-    await server.admin('POST', '/_twin/v1/world:apply', computeWorld);
-    const { access_token } = await server.admin('POST', '/_twin/v1/tokens', { principal: CAROL, scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
-    auth = new OAuth2Client();
-    auth.setCredentials({ access_token });
-    const opts = { apiEndpoint: '127.0.0.1', port: server.port, protocol: 'http', fallback: true, authClient: auth } as const;
-    networks = new NetworksClient(opts);
-    subnetworks = new SubnetworksClient(opts);
-    firewalls = new FirewallsClient(opts);
-    globalOperations = new GlobalOperationsClient(opts);
-    regionOperations = new RegionOperationsClient(opts);
+    twin = await startComputeClientsServer();
+    finished = twin.finished;
+    const opts = twin.clientOptions(CAROL);
+    auth = opts.authClient;
+    networks = twin.keep(new NetworksClient(opts));
+    subnetworks = twin.keep(new SubnetworksClient(opts));
+    firewalls = twin.keep(new FirewallsClient(opts));
   });
 
-  after(async () => {
-    await networks?.close();
-    await subnetworks?.close();
-    await firewalls?.close();
-    await globalOperations?.close();
-    await regionOperations?.close();
-    await server?.stop();
-    server?.cleanup();
-    await db?.drop();
-  });
+  after(() => twin?.close());
 
   it('@google-cloud/compute: network, subnetwork and firewall made, read, refused and deleted, each operation awaited', async () => {
     await finished(networks.insert({ project: P, networkResource: { name: 'gx-net', autoCreateSubnetworks: false, mtu: 1500 } }));
@@ -96,7 +66,7 @@ describe('networking with @google-cloud/compute and googleapis against cloudtwin
   });
 
   it('googleapis compute v1: insert and wait, the refusals as HTTP errors', async () => {
-    const compute = google.compute({ version: 'v1', rootUrl: `${server.url}/`, auth });
+    const compute = google.compute({ version: 'v1', rootUrl: `${twin.server.url}/`, auth });
     const ins = await compute.networks.insert({ project: P, requestBody: { name: 'gapi-net', autoCreateSubnetworks: false } });
     assert.equal((await compute.globalOperations.wait({ project: P, operation: ins.data.name! })).data.status, 'DONE');
     const sub = await compute.subnetworks.insert({ project: P, region: REGION, requestBody: { name: 'gapi-sub', network: 'global/networks/gapi-net', ipCidrRange: '172.16.0.0/20' } });
@@ -112,6 +82,6 @@ describe('networking with @google-cloud/compute and googleapis against cloudtwin
   });
 
   it('every Compute answer of this suite conforms to the discovery document (the request journal, with bodies)', async () => {
-    assert.ok((await assertJournalConforms(server.url, server.adminToken)) > 10);
+    assert.ok((await assertJournalConforms(twin.server.url, twin.server.adminToken)) > 10);
   });
 });
