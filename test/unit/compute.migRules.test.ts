@@ -31,7 +31,7 @@ function refused(f: () => unknown): { reason: string; message: string } {
 }
 
 describe('managed instance group rules', () => {
-  test('baseInstanceName: Compute pattern, at most 58 characters, -### sequences', () => {
+  test('baseInstanceName: Compute pattern, at most 58 characters, -### sequences; by default the group name cut to 58', () => {
     assert.equal(checkBaseInstanceName({ baseInstanceName: 'web' }), 'web');
     assert.equal(checkBaseInstanceName({ baseInstanceName: 'a'.repeat(58) }), 'a'.repeat(58));
     assert.equal(checkBaseInstanceName({ baseInstanceName: 'vm-###' }), 'vm-###');
@@ -40,6 +40,9 @@ describe('managed instance group rules', () => {
     assert.match(refused(() => checkBaseInstanceName({ baseInstanceName: 'Web' })).message, /baseInstanceName/);
     assert.match(refused(() => checkBaseInstanceName({ baseInstanceName: '1web' })).message, /baseInstanceName/);
     assert.match(refused(() => checkBaseInstanceName({})).message, /Required field 'resource.baseInstanceName' not specified/);
+    assert.match(refused(() => checkBaseInstanceName({ name: 'web', baseInstanceName: '' })).message, /Required field 'resource.baseInstanceName' not specified/);
+    assert.equal(checkBaseInstanceName({ name: 'web' }), 'web');
+    assert.equal(checkBaseInstanceName({ name: `w${'-x'.repeat(31)}` }), `w${'-x'.repeat(31)}`.slice(0, 58));
   });
 
   test('targetSize: required, an integer >= 0', () => {

@@ -7,7 +7,8 @@
  *
  * Compute's rules, from the discovery document and the public MIG pages:
  * - `baseInstanceName`: `[a-z](([-a-z0-9]{0,57})|([-a-z0-9]{0,51}-#{1,10}(\[[0-9]{1,10}\])?))`
- *   (at most 58 characters; `vm-###` names instances by sequence);
+ *   (at most 58 characters; `vm-###` names instances by sequence), by default the group's name
+ *   cut to 58 characters;
  * - `targetSize` >= 0 (required);
  * - the template: `instanceTemplate`, or `versions[]` (which override it). Each version names a
  *   template (global or regional: a regional one in the group's region) at most once; with several
@@ -72,9 +73,13 @@ export function groupZones(scope: Scope, body: Record<string, any>): string[] {
   return zones;
 }
 
-/** `baseInstanceName`: required, Compute's pattern (at most 58 characters before any `-###`). */
+/**
+ * `baseInstanceName`: Compute's pattern (at most 58 characters before any `-###`); when the body
+ * leaves it out, the group's name cut to 58 characters (what gcloud's `managed create` without
+ * `--base-instance-name` relies on: "the prefix of instance group name").
+ */
 export function checkBaseInstanceName(body: Record<string, any>): string {
-  const v = body.baseInstanceName;
+  const v = body.baseInstanceName === undefined && typeof body.name === 'string' ? body.name.slice(0, 58) : body.baseInstanceName;
   if (v === undefined || v === '') throw requiredField('resource.baseInstanceName');
   if (typeof v !== 'string' || !BASE_INSTANCE_NAME.test(v)) throw invalidField('resource.baseInstanceName', v, `Must be a match of regex '${BASE_INSTANCE_NAME_TEXT}'`);
   return v;
