@@ -216,4 +216,30 @@ describe('instances, disks, snapshots and addresses', () => {
       await setOperationsMode(t, 'instant');
     }
   });
+  test('an internal address takes its IP when its insert runs: the first free one then, or its operation fails when the one asked for was taken meanwhile', async () => {
+    await done(await call(CAROL, 'POST', `${V1}/projects/${P}/regions/us-central1/subnetworks`, { name: 'addr', network: 'global/networks/vpc', ipCidrRange: '10.9.8.0/29' }));
+    const addresses = `${V1}/projects/${P}/regions/us-central1/addresses`;
+    const subnetwork = 'regions/us-central1/subnetworks/addr';
+    await setOperationsMode(t, 'delayed', 10_000);
+    try {
+      const auto = (await call(CAROL, 'POST', addresses, { name: 'in-auto', addressType: 'INTERNAL', subnetwork })).json();
+      const asked = (await call(CAROL, 'POST', addresses, { name: 'in-asked', addressType: 'INTERNAL', subnetwork, address: '10.9.8.3' })).json();
+      assert.deepEqual([auto.status, asked.status], ['PENDING', 'PENDING']);
+      // Meanwhile instances take .3 (asked) and .2 (the first free one): their IPs are stored with their requests.
+      await call(CORA, 'POST', instances(), vm('vm-addr-1', { networkInterfaces: [{ subnetwork, networkIP: '10.9.8.3' }] }));
+      await call(CORA, 'POST', instances(), vm('vm-addr-2', { networkInterfaces: [{ subnetwork }] }));
+      assert.equal((await get(`${instances()}/vm-addr-2`)).networkInterfaces[0].networkIP, '10.9.8.2');
+      await advanceClock(t, 11);
+      const operation = async (name: string) => (await call(CAROL, 'GET', `${V1}/projects/${P}/regions/us-central1/operations/${name}`)).json();
+      assert.equal((await operation(auto.name)).error, undefined);
+      assert.equal((await get(`${addresses}/in-auto`)).address, '10.9.8.4', 'the first address free when the insert ran');
+      const failed = await operation(asked.name);
+      assert.equal(failed.status, 'DONE');
+      assert.equal(failed.error.errors[0].code, 'IP_IN_USE_BY_ANOTHER_RESOURCE');
+      assert.match(failed.error.errors[0].message, /IP address '10\.9\.8\.3' is already being used/);
+      assert.equal((await call(CAROL, 'GET', `${addresses}/in-asked`)).statusCode, 404);
+    } finally {
+      await setOperationsMode(t, 'instant');
+    }
+  });
 });
