@@ -259,7 +259,7 @@ describe('managed instance groups', () => {
     }
   });
 
-  test('createInstances in a regional group: each named instance in the zone with the fewest members; a name taken in any of its zones is refused', async () => {
+  test('createInstances in a regional group: each named instance in the zone with the fewest members; a name taken in any of its zones is refused; applyUpdatesToInstances of it', async () => {
     const region = 'regions/us-central1';
     await done(await call(CORA, 'POST', groups(region), { name: 'named-r', baseInstanceName: 'named-r', targetSize: 2, instanceTemplate: 'global/instanceTemplates/tpl-a' }));
     await done(await call(CORA, 'POST', `${groups(region)}/named-r/createInstances`, { instances: [{ name: 'r-1' }] }));
@@ -268,6 +268,11 @@ describe('managed instance groups', () => {
     assert.equal(new Set(ms.map((m) => m.instance.split('/')[8])).size, 3, 'one instance in each of the three zones');
     assert.equal((await get(`${groups(region)}/named-r`)).targetSize, 3);
     assertComputeError(await call(CORA, 'POST', `${groups(region)}/named-r/createInstances`, { instances: [{ name: 'db-1' }] }), 409, 'alreadyExists', /zones\/us-central1-a\/instances\/db-1/);
+    // applyUpdatesToInstances reads the regional request too: REPLACE recreates every member under its name
+    assert.equal((await done(await call(CORA, 'POST', `${groups(region)}/named-r/applyUpdatesToInstances`, { allInstances: true, minimalAction: 'REPLACE' }))).operationType, 'applyUpdatesToInstances');
+    const replaced = await members(region, 'named-r');
+    assert.deepEqual(replaced.map((m) => m.name).sort(), ms.map((m) => m.name).sort());
+    for (const m of replaced) assert.notEqual(m.id, ms.find((x) => x.name === m.name).id);
     await done(await call(CORA, 'DELETE', `${groups(region)}/named-r`));
   });
 
