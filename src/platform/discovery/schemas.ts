@@ -59,38 +59,58 @@ interface Walk {
   extra?: ReadonlySet<string>;
 }
 
-function scalar(t: string, v: unknown, at: string, w: Walk): unknown {
-  const bad = (why: string) => {
-    w.problems.push(`${at}: ${why} (got ${show(v)})`);
-    return v;
-  };
+/**
+ * Where a value is: its parent's path and its key there (a field name, an array index; undefined
+ * when `at` is the value's own path). The path text is made only when a problem names it or a nested
+ * value needs it, not for every field walked.
+ */
+function pathOf(at: string, key: string | number | undefined): string {
+  if (typeof key === 'number') return `${at}[${key}]`;
+  if (key === undefined) return at;
+  return at ? `${at}.${key}` : key;
+}
+
+function problem(w: Walk, at: string, key: string | number | undefined, why: string, v: unknown): unknown {
+  w.problems.push(`${pathOf(at, key)}: ${why} (got ${show(v)})`);
+  return v;
+}
+
+/** A canonical decimal (no sign, no leading zero) of at most 15 digits: below 2^53, so exactly what integerOf and toString make of it. */
+const SHORT_DECIMAL = /^(?:0|[1-9][0-9]{0,14})$/;
+const SHORT_NEGATIVE = /^-[1-9][0-9]{0,14}$/;
+
+function scalar(t: string, v: unknown, at: string, key: string | number | undefined, w: Walk): unknown {
   switch (t) {
     case 's':
-      return typeof v === 'string' ? v : bad(`must be a string, not ${kindOf(v)}`);
+      return typeof v === 'string' ? v : problem(w, at, key, `must be a string, not ${kindOf(v)}`, v);
     case 't':
-      if (typeof v !== 'string') return bad(`must be an RFC 3339 timestamp string, not ${kindOf(v)}`);
-      return RFC3339.test(v) ? v : bad('must be an RFC 3339 timestamp such as 2024-05-01T09:12:03.456-07:00');
+      if (typeof v !== 'string') return problem(w, at, key, `must be an RFC 3339 timestamp string, not ${kindOf(v)}`, v);
+      return RFC3339.test(v) ? v : problem(w, at, key, 'must be an RFC 3339 timestamp such as 2024-05-01T09:12:03.456-07:00', v);
     case 'b':
-      return typeof v === 'boolean' ? v : bad(`must be true or false, not ${kindOf(v)}`);
+      return typeof v === 'boolean' ? v : problem(w, at, key, `must be true or false, not ${kindOf(v)}`, v);
     case 'n':
       if (typeof v === 'number') return v;
       if (w.coerce && typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-      return bad('must be a number');
+      return problem(w, at, key, 'must be a number', v);
     case 'i32':
     case 'u32': {
       const [lo, hi] = t === 'i32' ? INT32 : UINT32;
-      if (!w.coerce && typeof v !== 'number') return bad(`must be a JSON number (a ${t === 'i32' ? 'int32' : 'uint32'}), not ${kindOf(v)}`);
+      // the common case: already a JSON number in range (-0 becomes 0, as through a bigint)
+      if (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi) return v === 0 ? 0 : v;
+      if (!w.coerce && typeof v !== 'number') return problem(w, at, key, `must be a JSON number (a ${t === 'i32' ? 'int32' : 'uint32'}), not ${kindOf(v)}`, v);
       const n = integerOf(v);
-      if (n === undefined || n < BigInt(lo) || n > BigInt(hi)) return bad(`must be an integer in [${lo}, ${hi}]`);
+      if (n === undefined || n < BigInt(lo) || n > BigInt(hi)) return problem(w, at, key, `must be an integer in [${lo}, ${hi}]`, v);
       return Number(n);
     }
     case 'i64':
     case 'u64': {
+      // the common case: already a short canonical decimal string
+      if (typeof v === 'string' && (SHORT_DECIMAL.test(v) || (t === 'i64' && SHORT_NEGATIVE.test(v)))) return v;
       const [lo, hi] = t === 'i64' ? INT64 : UINT64;
-      if (!w.coerce && typeof v !== 'string') return bad(`must be a decimal string (an ${t === 'i64' ? 'int64' : 'uint64'}), not ${kindOf(v)}`);
-      if (typeof v === 'number' && !Number.isSafeInteger(v)) return bad('must be an integer given exactly: as a decimal string beyond 2^53');
+      if (!w.coerce && typeof v !== 'string') return problem(w, at, key, `must be a decimal string (an ${t === 'i64' ? 'int64' : 'uint64'}), not ${kindOf(v)}`, v);
+      if (typeof v === 'number' && !Number.isSafeInteger(v)) return problem(w, at, key, 'must be an integer given exactly: as a decimal string beyond 2^53', v);
       const n = integerOf(v);
-      if (n === undefined || n < lo || n > hi) return bad(`must be an integer in [${lo}, ${hi}]`);
+      if (n === undefined || n < lo || n > hi) return problem(w, at, key, `must be an integer in [${lo}, ${hi}]`, v);
       return n.toString();
     }
     default:
@@ -98,48 +118,51 @@ function scalar(t: string, v: unknown, at: string, w: Walk): unknown {
   }
 }
 
-function value(T: Table, f: Field, v: unknown, at: string, w: Walk): unknown {
+function value(T: Table, f: Field, v: unknown, at: string, key: string | number | undefined, w: Walk): unknown {
   if (typeof f === 'string') {
     if (f === 'x') return v;
-    if (f.startsWith('@')) return object(T, T.schemas[f.slice(1)] ?? {}, v, at, w);
+    if (f.startsWith('@')) return object(T, T.schemas[f.slice(1)] ?? {}, v, at, key, w);
     if (f.startsWith('e')) {
       const allowed = T.enums[Number(f.slice(1))];
-      if (typeof v !== 'string' || !allowed.includes(v)) w.problems.push(`${at}: must be one of ${allowed.slice(0, 12).join(', ')}${allowed.length > 12 ? ', ...' : ''} (got ${show(v)})`);
+      if (typeof v !== 'string' || !allowed.includes(v)) w.problems.push(`${pathOf(at, key)}: must be one of ${allowed.slice(0, 12).join(', ')}${allowed.length > 12 ? ', ...' : ''} (got ${show(v)})`);
       return v;
     }
-    return scalar(f, v, at, w);
+    return scalar(f, v, at, key, w);
   }
   if ('a' in f) {
     if (!Array.isArray(v)) {
-      w.problems.push(`${at}: must be an array, not ${kindOf(v)}`);
+      w.problems.push(`${pathOf(at, key)}: must be an array, not ${kindOf(v)}`);
       return v;
     }
-    return v.map((item, i) => value(T, f.a, item, `${at}[${i}]`, w));
+    const here = pathOf(at, key);
+    return v.map((item, i) => value(T, f.a, item, here, i, w));
   }
   if ('m' in f) {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-      w.problems.push(`${at}: must be an object (a map), not ${kindOf(v)}`);
+      w.problems.push(`${pathOf(at, key)}: must be an object (a map), not ${kindOf(v)}`);
       return v;
     }
+    const here = pathOf(at, key);
     const out: Record<string, unknown> = {};
-    for (const [k, item] of Object.entries(v)) out[k] = value(T, f.m, item, `${at}.${k}`, w);
+    // a map's keys are named after a dot even at the top (`.key`), as before
+    for (const [k, item] of Object.entries(v)) out[k] = value(T, f.m, item, `${here}.${k}`, undefined, w);
     return out;
   }
-  return object(T, f.o, v, at, w);
+  return object(T, f.o, v, at, key, w);
 }
 
-function object(T: Table, fields: Record<string, Field>, v: unknown, at: string, w: Walk, top = false): unknown {
+function object(T: Table, fields: Record<string, Field>, v: unknown, parent: string, key: string | number | undefined, w: Walk, top = false): unknown {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    w.problems.push(`${at}: must be an object, not ${kindOf(v)}`);
+    w.problems.push(`${pathOf(parent, key)}: must be an object, not ${kindOf(v)}`);
     return v;
   }
+  const at = pathOf(parent, key);
   const out: Record<string, unknown> = {};
   for (const [k, item] of Object.entries(v)) {
     if (item === undefined) continue; // absent in JSON
-    const sub = at ? `${at}.${k}` : k;
-    if (Object.hasOwn(fields, k)) out[k] = value(T, fields[k], item, sub, w);
+    if (Object.hasOwn(fields, k)) out[k] = value(T, fields[k], item, at, k, w);
     else if (top && w.extra?.has(k)) out[k] = item;
-    else w.problems.push(`${sub}: is not a field of ${at === '(answer)' ? 'the answer' : 'this resource'}`);
+    else w.problems.push(`${pathOf(at, k)}: is not a field of ${at === '(answer)' ? 'the answer' : 'this resource'}`);
   }
   return out;
 }
@@ -175,7 +198,7 @@ export class DiscoverySchemas {
    */
   normalize(schema: string, v: unknown, at: string, extra?: ReadonlySet<string>): { value: Record<string, unknown>; problems: string[] } {
     const w: Walk = { coerce: true, problems: [], extra };
-    const out = object(this.#t, this.#t.schemas[schema] ?? {}, v, at, w, true) as Record<string, unknown>;
+    const out = object(this.#t, this.#t.schemas[schema] ?? {}, v, at, undefined, w, true) as Record<string, unknown>;
     return { value: out, problems: w.problems };
   }
 
@@ -183,7 +206,7 @@ export class DiscoverySchemas {
   conformanceProblems(schema: string, v: unknown): string[] {
     if (!this.has(schema)) return [`(answer): no schema '${schema}' in the discovery document`];
     const w: Walk = { coerce: false, problems: [] };
-    object(this.#t, this.#t.schemas[schema], v, '(answer)', w);
+    object(this.#t, this.#t.schemas[schema], v, '(answer)', undefined, w);
     return w.problems;
   }
 
