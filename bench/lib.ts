@@ -7,7 +7,7 @@
 // and for the baseline alike.
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,6 +213,31 @@ export function cpuMs(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU time (ms) used so far by the PostgreSQL server processes serving `database` on this
+ * machine (their process titles name it), or NaN when there are none to see (a server elsewhere,
+ * off Linux). A backend that ended before this call is not counted.
+ */
+export function postgresCpuMs(database: string): number {
+  let ms = 0;
+  let seen = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!title.startsWith('postgres: ') || !title.includes(` ${database} `)) continue;
+      const cpu = cpuMs(Number(pid));
+      if (Number.isFinite(cpu)) {
+        ms += cpu;
+        seen++;
+      }
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return seen ? ms : NaN;
 }
 
 /** VmRSS of a process in MiB (Linux /proc), or NaN elsewhere. */
