@@ -272,10 +272,29 @@ export async function exportNdjson(target: CatalogTarget, out: Writable): Promis
   return n;
 }
 
-/** Generates a catalogue into a target (batches of one transaction each). */
+/** Entries generated between two turns of the event loop while a batch is being written. */
+const GENERATE_SLICE = 256;
+
+/**
+ * Generates a catalogue into a target (batches of one transaction each). The next batch is
+ * generated while the last one is written (one write at a time, in order): a store in another
+ * process (PostgreSQL) or a server works on one core while generation takes the other. The
+ * generator yields to the event loop every GENERATE_SLICE entries so the write's statements go
+ * on meanwhile.
+ */
 export async function generateInto(target: CatalogTarget, opts: GenerateOptions, total: number, onProgress: (p: Progress) => void = () => {}): Promise<number> {
   let batch: BatchItem[] = [];
   let n = 0;
+  let writing: Promise<void> | undefined;
+  let failed: { error: unknown } | undefined;
+  const write = async (items: BatchItem[]) => {
+    await writing;
+    const done = n;
+    writing = target.write(items).then(
+      () => onProgress({ phase: 'generate', done, total }),
+      (error: unknown) => void (failed ??= { error }),
+    );
+  };
   await target.bulk?.(true, { durable: false });
   try {
     for (const json of generateCatalog(opts)) {
@@ -286,12 +305,15 @@ export async function generateInto(target: CatalogTarget, opts: GenerateOptions,
       if (batch.length >= IMPORT_BATCH * 2) {
         const items = batch;
         batch = [];
-        await target.write(items);
-        onProgress({ phase: 'generate', done: n, total });
-      }
+        await write(items);
+      } else if (writing && n % GENERATE_SLICE === 0) await new Promise(setImmediate);
+      if (failed) throw failed.error;
     }
-    if (batch.length) await target.write(batch);
+    if (batch.length) await write(batch);
+    await writing;
+    if (failed) throw failed.error;
   } finally {
+    await writing;
     await target.bulk?.(false, { durable: false });
   }
   onProgress({ phase: 'generate', done: n, total });

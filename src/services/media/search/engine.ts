@@ -117,10 +117,8 @@ export class MediaSearch implements MediaSearchEngine {
     let loaded = 0;
     for (const [kind, table] of TABLES) {
       // rows written after `from` (the rows of `from` itself are in the index): ids are never empty, so (from + 1, '') precedes them all
-      let lastSeq = from + 1;
-      let lastId = '';
-      for (;;) {
-        const rows = await this.#db
+      const page = (lastSeq: number, lastId: string) =>
+        this.#db
           .selectFrom(table)
           .select(['id', 'seq', 'channel_id', 'published_at', 'title', 'description', 'search_text', 'attrs'])
           .where('seq', '<=', v.seq)
@@ -130,13 +128,20 @@ export class MediaSearch implements MediaSearchEngine {
           .orderBy('id')
           .limit(LOAD_PAGE)
           .execute();
+      let next = page(from + 1, '');
+      for (;;) {
+        const rows = await next;
+        // the next page is asked for before this one is indexed: a store in another process (PostgreSQL) reads it meanwhile
+        const more = rows.length === LOAD_PAGE;
+        if (more) {
+          next = page(Number(rows[rows.length - 1].seq), rows[rows.length - 1].id);
+          next.catch(() => {}); // awaited below, unless indexing this page throws first
+        }
         for (const r of rows) index.upsert(kind, r as IndexRow);
         loaded += rows.length;
         this.stats.rowsLoaded += rows.length;
         this.#onProgress?.(loaded);
-        if (rows.length < LOAD_PAGE) break;
-        lastSeq = Number(rows[rows.length - 1].seq);
-        lastId = rows[rows.length - 1].id;
+        if (!more) break;
       }
     }
     if (from === 0) index.trim();
