@@ -3,7 +3,7 @@ import { type Session, call } from '../../api.ts';
 import { type Scoped, lastSegment, referenceLabel, resourcePath, scopeLabel, scopeSegment } from '../../compute.ts';
 import { Confirm, Dialog, Field, ListTable, MutationStatus, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
 import { InstanceStatus } from './Instances.tsx';
-import { useAggregatedList, useMutations } from './useCompute.ts';
+import { useAggregatedList, useMutations, useReloadWhile } from './useCompute.ts';
 
 /** A group as the page names it: "managed instance group web in us-central1-a". */
 const groupTitle = ({ scope, resource }: Scoped<any>) => `managed instance group ${resource.name} in ${scopeLabel(scope)}`;
@@ -140,11 +140,13 @@ function ResizeDialog({ group, onResize, onCancel }: { group: Scoped<any>; onRes
 /**
  * Managed instance groups, zonal and regional in one list (`instanceGroupManagers.aggregatedList`
  * covers both): template or versions, target and current size, whether stable; view (summary, its
- * managed instances, JSON), resize, delete, each followed to the end of its operation.
+ * managed instances, JSON), resize, delete, each followed to the end of its operation; reloaded
+ * while a group is updating.
  */
 export function GroupsPage({ session }: { session: Session }) {
   const { rows, error: listError, reload } = useAggregatedList<any>(session.project, 'instanceGroupManagers');
   const { op, error, done, run } = useMutations(session.project, reload);
+  useReloadWhile(rows?.some((g) => g.resource.status?.isStable !== true) ?? false, reload);
   const [viewing, setViewing] = useState<Scoped<any>>();
   const [resizing, setResizing] = useState<Scoped<any>>();
   const [deleting, setDeleting] = useState<Scoped<any>>();

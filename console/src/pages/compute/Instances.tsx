@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { Session } from '../../api.ts';
 import { type Scoped, lastSegment, metadataValue, referenceLabel, resourcePath, scopeLabel, scopeSegment } from '../../compute.ts';
 import { Confirm, ListTable, MutationStatus, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
-import { useAggregatedList, useMutations } from './useCompute.ts';
+import { useAggregatedList, useMutations, useReloadWhile } from './useCompute.ts';
 
 /** An instance as the page names it: "instance web-1 in us-central1-a". */
 const instanceTitle = ({ scope, resource }: Scoped<any>) => `instance ${resource.name} in ${scopeLabel(scope)}`;
@@ -12,6 +12,9 @@ export const instanceTemplateOf = (instance: any) => referenceLabel(metadataValu
 
 /** The managed group that made an instance (`created-by`). */
 export const instanceGroupOf = (instance: any) => referenceLabel(metadataValue(instance, 'created-by'));
+
+/** The statuses an instance stays in until asked to change (the others are on their way to one of them). */
+const SETTLED = new Set(['RUNNING', 'TERMINATED', 'SUSPENDED']);
 
 /** An instance's status as a dot and its name (RUNNING green, TERMINATED grey, on its way amber). */
 export function InstanceStatus({ status }: { status: string | undefined }) {
@@ -56,11 +59,12 @@ function InstanceSummary({ i, zone }: { i: any; zone: string }) {
 /**
  * VM instances of every zone of the project (`instances.aggregatedList`): status, machine type,
  * internal IP and the template and group it came from; view (summary or JSON), stop, start and
- * delete, each followed to the end of its operation.
+ * delete, each followed to the end of its operation; reloaded while an instance is on its way.
  */
 export function InstancesPage({ session }: { session: Session }) {
   const { rows, error: listError, reload } = useAggregatedList<any>(session.project, 'instances');
   const { op, error, done, run } = useMutations(session.project, reload);
+  useReloadWhile(rows?.some((i) => !SETTLED.has(i.resource.status)) ?? false, reload);
   const [viewing, setViewing] = useState<Scoped<any>>();
   const [deleting, setDeleting] = useState<Scoped<any>>();
   const [stopping, setStopping] = useState<Scoped<any>>();
