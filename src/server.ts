@@ -213,6 +213,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
       await faults.reload();
     };
     const afterStateChange = async () => {
+      operations.forgetNextDue();
       await credentials.replaced();
       apikeys.forgetCachedKeys();
       quota.forgetLeases();
@@ -244,7 +245,16 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const worker = new Worker(
       [
-        { name: 'shared-settings', run: reloadSharedSettings },
+        // Only when another process may have written (never for an in-memory store; a SQLite
+        // file's data_version; every tick on PostgreSQL): an idle server queries nothing.
+        {
+          name: 'shared-settings',
+          run: async () => {
+            if (!(await store.changedElsewhere())) return;
+            operations.forgetNextDue();
+            await reloadSharedSettings();
+          },
+        },
         { name: 'operations', run: () => operations.completeDue() },
         { name: 'operation-retention', run: every(60_000, async () => (await operations.purgeFinished()) + (await compute.purgeForgottenOperations())) },
         { name: 'token-sweep', run: every(60_000, () => tokens.sweep()) },

@@ -64,6 +64,12 @@ const INSERT_DONE = new HotQuery(
     db.insertInto('operations').values({ name, service, kind, project_number: projectNumber, payload, done, due_at: dueAt, result, error, created_at: createdAt, updated_at: updatedAt }),
 );
 
+/** The worker's queries: due operations, and the earliest due time of those not done. */
+const DUE = new HotQuery((db: Kysely<Database>, done: number, now: number, limit: number) =>
+  db.selectFrom('operations').select(['name', 'kind']).where('done', '=', done).where('due_at', '<=', now).orderBy('due_at').limit(limit),
+);
+const NEXT_DUE = new HotQuery((db: Kysely<Database>, done: number) => db.selectFrom('operations').select((eb) => eb.fn.min('due_at').as('next')).where('done', '=', done));
+
 /**
  * Savepoint statements as Kysely's SQLite and PostgreSQL drivers write them, run on the
  * transaction's connection without Kysely's per-call savepoint objects (two savepoints per
@@ -139,6 +145,14 @@ export class OperationEngine {
   #recentGroupSince = 0;
   readonly #fillWaitMs: number;
   readonly #sizeWindowMs: number;
+  /**
+   * The earliest due time (clock ms) of an operation not yet done, as far as this process knows:
+   * the worker's completeDue queries nothing before it. -Infinity when unknown (at start, after
+   * another process may have written, after a snapshot restore); Infinity when none is pending.
+   */
+  #nextDueMs = -Infinity;
+  /** Bumped by every submit, so a completeDue that raced one does not trust its own answer. */
+  #submits = 0;
 
   constructor(store: Store, clock: Clock, log: Log, groupCommit: GroupCommitOptions = {}) {
     this.#store = store;
@@ -185,9 +199,17 @@ export class OperationEngine {
     this.#config = await readSetting(this.#store.db, CONFIG, this.#config);
   }
 
+  /** Forgets the earliest due time it knew: another process, or a restore, may have stored operations. */
+  forgetNextDue(): void {
+    this.#nextDueMs = -Infinity;
+  }
+
   /** Stores a new operation inside the caller's transaction. */
   async submit(trx: Kysely<Database>, op: { name: string; service: string; kind: string; projectNumber: string; payload: unknown }): Promise<void> {
     const now = this.#clock.nowMs();
+    const dueAt = now + (this.#config.mode === 'delayed' ? this.#config.delayMs : 0);
+    this.#submits++;
+    this.#nextDueMs = Math.min(this.#nextDueMs, dueAt);
     // A fault rule's failure is stored with the pending operation; completing it keeps that error instead of running it.
     const failure = injectedOperationFailure();
     await trx
@@ -199,7 +221,7 @@ export class OperationEngine {
         project_number: op.projectNumber,
         payload: JSON.stringify(op.payload),
         done: 0,
-        due_at: now + (this.#config.mode === 'delayed' ? this.#config.delayMs : 0),
+        due_at: dueAt,
         result: null,
         error: failure ? JSON.stringify(failure) : null,
         created_at: now,
@@ -419,20 +441,26 @@ export class OperationEngine {
     }
   }
 
-  /** Completes every due operation (the worker's tick); returns how many this process completed. */
+  /**
+   * Completes every due operation (the worker's tick); returns how many this process completed.
+   * Queries nothing before the earliest due time it knows of (an idle server stays idle).
+   */
   async completeDue(limit = 100): Promise<number> {
-    const due = await this.#store.db
-      .selectFrom('operations')
-      .select(['name', 'kind'])
-      .where('done', '=', 0)
-      .where('due_at', '<=', this.#clock.nowMs())
-      .orderBy('due_at')
-      .limit(limit)
-      .execute();
+    if (this.#clock.nowMs() < this.#nextDueMs) return 0;
+    const due = await DUE.rows(this.#store.db, 0, this.#clock.nowMs(), limit);
     let n = 0;
     for (const { name, kind } of due) {
       await this.#knownKind(kind);
       if (await this.tryComplete(name)) n++;
+    }
+    if (due.length < limit) {
+      // SQLite: an open transaction that submitted holds the one connection, so this reads its
+      // commit; a submit after the read is caught by the counter. (PostgreSQL forgets the
+      // mark every tick: another process may submit at any time.)
+      const submits = this.#submits;
+      const [next] = await NEXT_DUE.rows(this.#store.db, 0);
+      const at = next?.next === null || next?.next === undefined ? Infinity : Number(next.next);
+      this.#nextDueMs = submits === this.#submits ? at : -Infinity;
     }
     return n;
   }

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.ts';
 import { lockDataDir } from './dataDirLock.ts';
@@ -23,6 +23,8 @@ export class Store {
   readonly #release: () => void;
   /** PostgreSQL: the schema unqualified names resolve to (advisory-lock keys are database-wide: they name it). */
   #schema = '';
+  /** SQLite file: the last `PRAGMA data_version` read (undefined before the first). */
+  #dataVersion: number | undefined;
 
   private constructor(db: Kysely<Database>, dialect: Dialect, description: string, release: () => void = () => {}) {
     this.db = db;
@@ -75,6 +77,23 @@ export class Store {
     if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`cloudtwin.${this.#schema}.${key}`}))`.execute(trx);
   }
 
+  /**
+   * Whether another connection (another process) may have committed since the last call: the
+   * background worker re-reads shared settings only then. In-memory SQLite has no other
+   * connection (false); a SQLite file answers with `PRAGMA data_version`, which moves only when
+   * another connection commits; PostgreSQL has no such mark (always true: read every tick).
+   * Changes this process makes update its own caches as they are made.
+   */
+  async changedElsewhere(): Promise<boolean> {
+    if (this.description === 'sqlite-memory') return false;
+    if (this.dialect === 'postgres') return true;
+    const { rows } = await this.db.executeQuery<{ data_version: number }>(DATA_VERSION);
+    const version = Number(rows[0]?.data_version);
+    const changed = version !== this.#dataVersion;
+    this.#dataVersion = version;
+    return changed;
+  }
+
   async close(): Promise<void> {
     try {
       await this.db.destroy();
@@ -85,6 +104,8 @@ export class Store {
 }
 
 export type Tx = Kysely<Database>;
+
+const DATA_VERSION = CompiledQuery.raw('PRAGMA data_version');
 
 /** The schema unqualified names resolve to (the first existing one on the `search_path`). */
 async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
