@@ -28,8 +28,14 @@ const SECURITY_HEADERS: Record<string, string> = {
   'referrer-policy': 'strict-origin-when-cross-origin',
 };
 
-/** node:zlib, loaded with the first file the console compresses (about 0.5 MiB resident: a start that serves no console page never pays it). */
+/**
+ * node:zlib, loaded with the first file the console compresses at request time (about 0.5 MiB
+ * resident): only for a build without the `.br` / `.gz` files console/vite.config.js writes.
+ */
 const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
+
+/** The build's compressed copies (`<file>.br`, `<file>.gz`): served as the encodings of their file, not by their own names. */
+const PRECOMPRESSED = /\.(br|gz)$/;
 
 interface ConsoleFile {
   type: string;
@@ -41,8 +47,9 @@ interface ConsoleFile {
 }
 
 /**
- * Serves the built console at `/console/`: the SPA's files, compressed (brotli or gzip, computed
- * once per file) and with cache headers (hashed assets for a year, the rest revalidated).
+ * Serves the built console at `/console/`: the SPA's files, compressed (brotli or gzip: the copies
+ * the build wrote next to them, else computed once per file) and with cache headers (hashed
+ * assets for a year, the rest revalidated).
  */
 export function registerConsole(app: FastifyInstance, distDir: string = new URL(CONSOLE_DIST).pathname): void {
   const files = new Map<string, ConsoleFile>();
@@ -52,16 +59,19 @@ export function registerConsole(app: FastifyInstance, distDir: string = new URL(
     const cached = files.get(rel);
     if (cached) return cached;
     const full = normalize(join(root, rel));
-    if (!full.startsWith(root.endsWith(sep) ? root : root + sep) || !existsSync(full) || !statSync(full).isFile()) return undefined;
+    if (!full.startsWith(root.endsWith(sep) ? root : root + sep) || PRECOMPRESSED.test(full) || !existsSync(full) || !statSync(full).isFile()) return undefined;
     const type = TYPES[extname(full)] ?? 'application/octet-stream';
     const file: ConsoleFile = { type, raw: readFileSync(full), immutable: rel.startsWith('assets/') };
+    // Compressed at build time (console/vite.config.js), sent as they are.
+    if (existsSync(`${full}.br`)) file.br = readFileSync(`${full}.br`);
+    if (existsSync(`${full}.gz`)) file.gzip = readFileSync(`${full}.gz`);
     files.set(rel, file);
     return file;
   };
 
   const send = (request: FastifyRequest, reply: FastifyReply, file: ConsoleFile) => {
     const accept = String(request.headers['accept-encoding'] ?? '');
-    const compressible = /^(text|application\/json|image\/svg)/.test(file.type) && file.raw.length > 512;
+    const compressible = file.br !== undefined || file.gzip !== undefined || (/^(text|application\/json|image\/svg)/.test(file.type) && file.raw.length > 512);
     let body = file.raw;
     if (compressible && /\bbr\b/.test(accept)) {
       file.br ??= zlib().brotliCompressSync(file.raw, { params: { [zlib().constants.BROTLI_PARAM_QUALITY]: 9 } });

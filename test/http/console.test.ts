@@ -1,8 +1,12 @@
 /** The console's static serving, the admin principal picker, and the Service Usage list it reads. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import Fastify, { type LightMyRequestResponse } from 'fastify';
+import { registerConsole } from '../../src/console/plugin.ts';
 import { ensureConsoleBuilt } from '../support/consoleBuild.ts';
 import { startTestTwin, type TestTwin } from '../support/twin.ts';
 import { ALICE, CI_SA, DEMO, MALLORY, testWorld } from '../support/world.ts';
@@ -54,6 +58,45 @@ describe('console', () => {
     assert.ok(gzipped < 300 * 1024, `first-load JavaScript is ${gzipped} bytes gzipped`);
     const br = await t.twin.app.inject({ method: 'GET', url: scripts[0], headers: { 'accept-encoding': 'br' } });
     assert.equal(br.headers['content-encoding'], 'br');
+  });
+
+  it('sends the copies compressed at build time as they are (no request compresses), and never serves them by their own names', async () => {
+    const html = readFileSync(`${dist}index.html`, 'utf8');
+    const script = /src="\/console\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(script, html);
+    for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+      const r: LightMyRequestResponse = await t.twin.app.inject({ method: 'GET', url: `/console/${script}`, headers: { 'accept-encoding': encoding } });
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.headers['content-encoding'], encoding);
+      assert.equal(r.headers.vary, 'Accept-Encoding');
+      assert.deepEqual(r.rawPayload, readFileSync(`${dist}${script}${suffix}`), `${encoding}: the build's ${suffix} file`);
+      const own: LightMyRequestResponse = await t.twin.app.inject({ method: 'GET', url: `/console/${script}${suffix}` });
+      assert.equal(own.statusCode, 404);
+    }
+    const plain = await t.twin.app.inject({ method: 'GET', url: `/console/${script}`, headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.deepEqual(plain.rawPayload, readFileSync(`${dist}${script}`));
+  });
+
+  it('a build without compressed copies is compressed at the first request, as before', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'console-dist-'));
+    try {
+      mkdirSync(join(dir, 'assets'));
+      const text = 'console.log("cloudtwin");\n'.repeat(100);
+      writeFileSync(join(dir, 'assets', 'app-1.js'), text);
+      writeFileSync(join(dir, 'index.html'), '<html></html>');
+      const app = Fastify();
+      registerConsole(app, dir);
+      const br = await app.inject({ method: 'GET', url: '/console/assets/app-1.js', headers: { 'accept-encoding': 'br' } });
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.equal(brotliDecompressSync(br.rawPayload).toString('utf8'), text);
+      const gz = await app.inject({ method: 'GET', url: '/console/assets/app-1.js', headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(gz.headers['content-encoding'], 'gzip');
+      assert.equal(gunzipSync(gz.rawPayload).toString('utf8'), text);
+      await app.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('sends a browser asking for / to the console; any other client gets a JSON 404 in Google envelope', async () => {
