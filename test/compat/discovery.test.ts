@@ -7,49 +7,37 @@
  * pytest suite of docs/operations.md (run by the README test under `cloudtwin exec`).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { google } from 'googleapis';
-import { type ServerProcess, startServer } from '../support/server.ts';
-import { type TestDatabase, freshDatabase } from '../support/store.ts';
+import { serverForSuite } from '../support/server.ts';
 import { ALICE, DEMO, testWorld } from '../support/world.ts';
 
 describe('discovery documents: Google\'s, pointing at this server', () => {
-  let db: TestDatabase;
-  let server: ServerProcess;
-  before(async () => {
-    db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url });
-    await server.admin('POST', '/_twin/v1/world:apply', testWorld);
-  });
-  after(async () => {
-    await server?.stop();
-    server?.cleanup();
-    await db?.drop();
-  });
+  const suite = serverForSuite(testWorld);
 
   it('serves API Keys v2 and Compute v1 without credentials, rootUrl/mtlsRootUrl/baseUrl being the address asked', async () => {
     for (const [api, version, servicePath, methods] of [['apikeys', 'v2', '', ['create', 'list', 'get', 'getKeyString', 'patch', 'delete', 'undelete']], ['compute', 'v1', 'compute/v1/', ['insert', 'list', 'get', 'delete']]] as const) {
-      const res = await fetch(`${server.url}/discovery/v1/apis/${api}/${version}/rest`);
+      const res = await fetch(`${suite.server.url}/discovery/v1/apis/${api}/${version}/rest`);
       assert.equal(res.status, 200);
       assert.match(String(res.headers.get('content-type')), /^application\/json/);
       const doc = (await res.json()) as Record<string, any>;
       assert.equal(doc.kind, 'discovery#restDescription');
       assert.equal(doc.name, api);
       assert.equal(doc.version, version);
-      assert.equal(doc.rootUrl, `${server.url}/`);
-      assert.equal(doc.mtlsRootUrl, `${server.url}/`);
+      assert.equal(doc.rootUrl, `${suite.server.url}/`);
+      assert.equal(doc.mtlsRootUrl, `${suite.server.url}/`);
       assert.equal(doc.servicePath, servicePath);
-      assert.equal(doc.baseUrl, `${server.url}/${servicePath}`);
+      assert.equal(doc.baseUrl, `${suite.server.url}/${servicePath}`);
       const resource = api === 'apikeys' ? doc.resources.projects.resources.locations.resources.keys : doc.resources.instanceTemplates;
       for (const m of methods) assert.ok(resource.methods[m], `${api}: ${m}`);
     }
     // the address as the client named it (another name of this machine)
-    const asLocalhost = (await (await fetch(`${server.url.replace('127.0.0.1', 'localhost')}/discovery/v1/apis/apikeys/v2/rest`)).json()) as Record<string, any>;
-    assert.equal(asLocalhost.rootUrl, `${server.url.replace('127.0.0.1', 'localhost')}/`);
+    const asLocalhost = (await (await fetch(`${suite.server.url.replace('127.0.0.1', 'localhost')}/discovery/v1/apis/apikeys/v2/rest`)).json()) as Record<string, any>;
+    assert.equal(asLocalhost.rootUrl, `${suite.server.url.replace('127.0.0.1', 'localhost')}/`);
   });
 
   it('an API it does not serve: 404 in Google\'s envelope', async () => {
-    const res = await fetch(`${server.url}/discovery/v1/apis/youtube/v3/rest`);
+    const res = await fetch(`${suite.server.url}/discovery/v1/apis/youtube/v3/rest`);
     assert.equal(res.status, 404);
     const body = (await res.json()) as { error: { code: number; status: string; message: string } };
     assert.equal(body.error.code, 404);
@@ -58,10 +46,10 @@ describe('discovery documents: Google\'s, pointing at this server', () => {
   });
 
   it('a discovery-based client built from the served document calls this server: googleapis discoverAPI', async () => {
-    const token = (await server.admin('POST', '/_twin/v1/tokens', { principal: ALICE })).access_token;
+    const token = (await suite.server.admin('POST', '/_twin/v1/tokens', { principal: ALICE })).access_token;
     const auth = new google.auth.OAuth2();
     auth.setCredentials({ access_token: token });
-    const apikeys = (await google.discoverAPI(`${server.url}/discovery/v1/apis/apikeys/v2/rest`, { auth })) as any;
+    const apikeys = (await google.discoverAPI(`${suite.server.url}/discovery/v1/apis/apikeys/v2/rest`, { auth })) as any;
     const op = (await apikeys.projects.locations.keys.create({ parent: `projects/${DEMO.projectId}/locations/global`, keyId: 'discovered', requestBody: { displayName: 'discovered' } })).data;
     assert.equal(op.done, true);
     assert.match(op.response.keyString, /^AIza[0-9A-Za-z_-]{35}$/);

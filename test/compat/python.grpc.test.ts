@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pythonWithGrpc } from '../support/python.ts';
-import { type ServerProcess, adminOverTls, startServer } from '../support/server.ts';
+import { type ServerProcess, adminOverTls, serverForSuite, startServer } from '../support/server.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 import { DEMO, testWorld } from '../support/world.ts';
 
@@ -72,21 +72,10 @@ function assertAnswers(out: string): void {
 }
 
 describe('Python grpcio: the README channel idiom', { skip: PYTHON ? false : 'no python3 with grpcio (pip install grpcio, or apt-get install python3-grpcio)' }, () => {
-  let server: ServerProcess;
-  let db: TestDatabase;
-  before(async () => {
-    db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url });
-    await server.admin('POST', '/_twin/v1/world:apply', testWorld);
-  });
-  after(async () => {
-    await server?.stop();
-    server?.cleanup();
-    await db?.drop();
-  });
+  const suite = serverForSuite(testWorld);
 
   it('sends the token on every call through the channel; errors carry their status and details', async () => {
-    assertAnswers(await runScript(server));
+    assertAnswers(await runScript(suite.server));
   });
 });
 

@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { type TestDatabase, freshDatabase } from './store.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudtwin.js', import.meta.url));
 
@@ -107,6 +109,32 @@ export async function startServer(opts: ServeOptions = {}): Promise<ServerProces
     },
     cleanup() {
       if (!opts.keepDataDir && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A `cloudtwin serve` process for the suite this is called in: on a fresh database, with `world`
+ * applied, started before the suite's tests and stopped after them (its data directory and its
+ * database removed). Its `server` is there once the suite's `before` has run.
+ */
+export function serverForSuite(world: unknown, opts: Omit<ServeOptions, 'databaseUrl'> = {}): { readonly server: ServerProcess } {
+  let db: TestDatabase | undefined;
+  let server: ServerProcess | undefined;
+  before(async () => {
+    db = await freshDatabase();
+    server = await startServer({ ...opts, databaseUrl: db.url });
+    await server.admin('POST', '/_twin/v1/world:apply', world);
+  });
+  after(async () => {
+    await server?.stop();
+    server?.cleanup();
+    await db?.drop();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the suite server is started by the suite\'s before hook');
+      return server;
     },
   };
 }
