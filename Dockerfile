@@ -10,7 +10,7 @@ ARG BASE=node:24-bookworm-slim
 
 # 1. Build: the console, dist/ (the compiled JavaScript), then the npm package a user installs,
 #    unpacked into /app with the production dependencies of the lockfile, and the bundles of
-#    kysely and TypeBox that `npm ci` makes here (scripts/vendor-deps.js: a faster start).
+#    fastify, commander, kysely and TypeBox that `npm ci` makes here (scripts/vendor-deps.js: a faster start).
 FROM ${BASE} AS build
 # A CA file for npm, when a TLS-intercepting proxy stands between the build and the registry
 # (scripts/image-build.ts passes the one npm uses on the machine, with podman).

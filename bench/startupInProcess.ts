@@ -8,14 +8,15 @@
 // follow with the modules loaded, each stopped before the next. Prints one JSON line:
 // {"firstMs", "firstCpuMs", "laterMs": [...], "laterCpuMs": [...]}. bench:startup runs it with
 // NODE_COMPILE_CACHE set, as `cloudtwin serve` runs with the compile cache on (a test runner that
-// sets NODE_COMPILE_CACHE gets the same). kysely and TypeBox load from their bundles, as an
+// sets NODE_COMPILE_CACHE gets the same). cloudtwin's dependencies load from their bundles, as an
 // installed package loads them (dist/vendor/, made by scripts/build-package.js from the same
-// scripts/vendor-deps.js build the repository's bundles come from).
+// scripts/vendor-deps.js build the repository's bundles come from); the baseline's fastify loads
+// from node_modules, as a user's own fastify does.
 import { useVendoredDeps } from '../bin/vendored.js';
 
-useVendoredDeps();
 const [mode, later = '5'] = process.argv.slice(2);
 if (mode !== 'fastify' && mode !== 'cloudtwin') throw new Error('usage: node bench/startupInProcess.ts fastify|cloudtwin [LATER_STARTS]');
+if (mode === 'cloudtwin') useVendoredDeps();
 
 const cpu = () => {
   const u = process.cpuUsage();

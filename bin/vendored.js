@@ -1,5 +1,5 @@
-// Resolves the dependencies that scripts/vendor-deps.js bundled (kysely, TypeBox: five hundred
-// small ES modules between them) to their bundles in node_modules/.cloudtwin-vendor/, for the
+// Resolves the dependencies that scripts/vendor-deps.js bundled (fastify, commander, kysely,
+// TypeBox: eight hundred small modules between them) to their bundles in node_modules/.cloudtwin-vendor/, for the
 // `cloudtwin` command only. A package is used from its bundle only while the manifest's version
 // is the installed one; anything else (no bundle, another version installed since, a bundle that
 // cannot be read) resolves from node_modules as usual, so the worst case is a slower start.

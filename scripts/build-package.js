@@ -3,10 +3,10 @@
  * that it runs from `node_modules` on Node >= 22 (Node refuses to strip types there). Compiles
  * `src/` to `dist/` (JavaScript with relative imports rewritten to `.js`, and `.d.ts` beside it),
  * copies the files `src/` reads at run time (JSON tables, ...), and makes sure the console is
- * built (`console/dist/`). kysely and TypeBox (257 and 247 small ES modules) are shipped as
- * bundles in `dist/vendor/` (scripts/vendor-deps.js makes them, as for the repository's own
+ * built (`console/dist/`). fastify, commander, kysely and TypeBox (eight hundred small modules)
+ * are shipped as bundles in `dist/vendor/` (scripts/vendor-deps.js makes them, as for the repository's own
  * `cloudtwin` command) and dist/ imports them there: an installed cloudtwin, its in-process
- * fixture included, loads a few modules instead of five hundred. The type declarations keep
+ * fixture included, loads a dozen modules instead of eight hundred. The type declarations keep
  * naming the packages (they stay dependencies). The repository itself keeps running from `src/`: `bin/cloudtwin.js`
  * uses `dist/` only where `src/` is absent (an installed package). `postpack` removes `dist/`.
  *
@@ -54,7 +54,7 @@ for (const file of files(SRC)) {
 }
 const vendored = await bundleVendored(join(DIST, 'vendor'));
 if (vendored) {
-  // `from 'kysely'` and `import('kysely')` in dist/ become the bundle's path relative to the module.
+  // `from 'fastify'` and `import('kysely')` in dist/ become the bundle's path relative to the module.
   const specifiers = Object.keys(VENDORED).sort((a, b) => b.length - a.length);
   const quoted = new RegExp(`(from\\s*|import\\(\\s*)(['"])(${specifiers.map((x) => x.replace(/[/.]/g, '\\$&')).join('|')})\\2`, 'g');
   for (const file of files(DIST)) {

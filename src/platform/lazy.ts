@@ -4,7 +4,7 @@
  *
  * The start-up pattern of every service (docs/operations.md, "Start-up and lazy loading"):
  * routes and their schemas are registered eagerly (Fastify needs them before it listens), and
- * everything a handler needs beyond that — heavy libraries, catalogues, parsers — is imported
+ * everything a handler needs beyond that (heavy libraries, catalogues, parsers) is imported
  * with `import()` inside a `lazy()` the handlers await:
  *
  *     const engine = lazy(async () => new (await import('./engine.ts')).Engine(deps));

@@ -43,11 +43,12 @@ const ON_DEMAND: Record<string, RegExp[]> = {
 };
 
 /** The server itself: what `--version` and `--help` must not load. */
-const SERVER = [/^src\/(server|start)\.ts$/, /^fastify$/, /^kysely$/, /^\.cloudtwin-vendor$/, /^src\/platform\/store\//];
+const SERVER = [/^src\/(server|start)\.ts$/, /^fastify$/, /^kysely$/, /^vendor:(fastify|pino|ajv|kysely|typebox|typebox-value)$/, /^src\/platform\/store\//];
 
 /**
- * A preload that appends to $LOADED_FILE the npm package (`fastify`) or source file
- * (`src/server.ts`) of every module the process loads, and, when it prints its ready line, every
+ * A preload that appends to $LOADED_FILE the npm package (`fastify`), bundle of
+ * scripts/vendor-deps.js (`vendor:fastify`) or source file (`src/server.ts`) of every module the
+ * process loads, and, when it prints its ready line, every
  * 25 ms after it and when it exits, every built-in module loaded so far
  * (`node:internal/deps/undici/undici`).
  */
@@ -64,8 +65,10 @@ const note = (name) => {
 const builtins = () => { for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) note('node:' + m.slice(13)); };
 registerHooks({
   load(url, context, next) {
+    const v = /node_modules\\/\\.cloudtwin-vendor\\/([^/]+)\\.mjs$/.exec(url);
     const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url);
-    if (m) note(m[1]);
+    if (v) note('vendor:' + v[1]);
+    else if (m) note(m[1]);
     else if (url.startsWith(root + 'src/')) note(url.slice(root.length));
     return next(url, context);
   },
@@ -130,7 +133,7 @@ describe('cloudtwin --version and --help load nothing of the server', () => {
         const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(h.dir, 'hook.mjs'), BIN, flag], { env: h.env, cwd: ROOT });
         assert.match(stdout, flag === '--version' ? /^\d+\.\d+\.\d+\n$/ : /^Usage: cloudtwin /);
         const loaded = h.loaded();
-        assert.ok(loaded.has('src/cli/main.ts') && loaded.has('commander'), `the hook sees the command's modules: ${[...loaded].filter((m) => !m.startsWith('node:')).join(', ')}`);
+        assert.ok(loaded.has('src/cli/main.ts') && (loaded.has('commander') || loaded.has('vendor:commander')), `the hook sees the command's modules: ${[...loaded].filter((m) => !m.startsWith('node:')).join(', ')}`);
         assert.deepEqual(matching(loaded, SERVER), [], 'no module of the server is loaded');
         assertNoneLoaded(loaded, Object.keys(ON_DEMAND), `cloudtwin ${flag}`);
       } finally {
@@ -166,22 +169,29 @@ describe('cloudtwin serve loads heavy modules when first needed', () => {
     const res = await fetch(`${url}/v2/projects/no-such-project/locations/global/keys`);
     assert.equal(res.status, 401);
     const got = loaded();
-    assert.ok(got.has('fastify') && (got.has('kysely') || got.has('.cloudtwin-vendor')), `the hook sees packages: ${[...got].join(', ')}`);
+    assert.ok((got.has('fastify') || got.has('vendor:fastify')) && (got.has('kysely') || got.has('vendor:kysely')), `the hook sees packages: ${[...got].join(', ')}`);
     for (const name of LAZY) {
       if (name === 'pg' && TEST_STORE === 'postgres') assert.ok(got.has('pg'), 'the PostgreSQL store loads its driver');
       else assert.equal(got.has(name), false, `${name} is loaded at start: ${[...got].join(', ')}`);
     }
   });
 
-  it('kysely and TypeBox load from their bundles when npm ci made them (scripts/vendor-deps.js), else from node_modules', () => {
+  it('fastify, pino, ajv, commander, kysely and TypeBox load from their bundles when npm ci made them (scripts/vendor-deps.js), else from node_modules', () => {
     const got = loaded();
+    const packages = ['fastify', 'pino', 'ajv', 'commander', 'kysely', '@sinclair/typebox'];
     if (vendoredSpecifiers().size > 0) {
-      assert.ok(got.has('.cloudtwin-vendor'), `the bundles are used: ${[...got].join(', ')}`);
-      assert.equal(got.has('kysely'), false, 'kysely is not loaded from node_modules/kysely');
-      assert.equal(got.has('@sinclair/typebox'), false, 'TypeBox is not loaded from node_modules/@sinclair/typebox');
+      for (const bundle of ['fastify', 'pino', 'ajv', 'commander', 'kysely', 'typebox']) assert.ok(got.has(`vendor:${bundle}`), `the ${bundle} bundle is used: ${[...got].join(', ')}`);
+      // Nor any package of theirs: fastify's ajv, avvio, find-my-way, semver... are in the bundle.
+      for (const pkg of [...packages, 'avvio', 'find-my-way', 'semver', 'light-my-request']) assert.equal(got.has(pkg), false, `${pkg} is not loaded from node_modules`);
     } else {
-      assert.ok(got.has('kysely') && got.has('@sinclair/typebox'));
+      for (const pkg of packages) assert.ok(got.has(pkg), `${pkg} is loaded from node_modules`);
     }
+  });
+
+  it('the sources loaded by then are ASCII only (V8 keeps each module source resident, two bytes a character if one is not Latin-1)', () => {
+    const sources = [...loaded()].filter((name) => name.startsWith('src/'));
+    assert.ok(sources.length > 50, `sources: ${sources.join(', ')}`);
+    for (const file of sources) assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /[^\x00-\x7f]/, `${file} has a non-ASCII character`);
   });
 
   it('a console file asked for compressed is answered compressed from the copies the build wrote: node:zlib is still not loaded', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { vendoredSpecifiers } from '../../bin/vendored.js';
-import { bundleVendored } from '../../scripts/vendor-deps.js';
+import { VENDORED, bundleVendored } from '../../scripts/vendor-deps.js';
 
 /** A fake checkout: installed packages with versions, and a vendor manifest built from `built` versions. */
 function checkout(installed: Record<string, string>, built: Record<string, string>, files = ['kysely.mjs', 'typebox-value.mjs', 'typebox.mjs']): string {
@@ -57,7 +57,7 @@ test('no manifest: nothing is vendored', () => {
   }
 });
 
-test('scripts/vendor-deps.js bundles without doc comments and in ASCII only (V8 keeps each module source resident, two bytes a character if one is not Latin-1)', async (t) => {
+test('scripts/vendor-deps.js bundles without doc comments and in ASCII only (V8 keeps each module source resident, two bytes a character if one is not Latin-1), exporting what the packages export', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ct-vendor-build-'));
   try {
     if (!(await bundleVendored(dir))) return t.skip('rolldown is not installed');
@@ -68,6 +68,19 @@ test('scripts/vendor-deps.js bundles without doc comments and in ASCII only (V8 
       assert.doesNotMatch(text, /[^\x00-\x7f]/, `${file} has a non-ASCII character`);
       assert.doesNotMatch(text, /^\s*(\/\*\*|\* @)/m, `${file} has doc comments`);
     }
+    // Each bundle exports what Node's import of the package gives, CommonJS packages included
+    // (`import { pino } from 'pino'`, `import Fastify, { LogController } from 'fastify'`).
+    for (const [specifier, { entry }] of Object.entries(VENDORED)) {
+      const bundle = await import(pathToFileURL(join(dir, `${entry}.mjs`)).href);
+      const installed = await import(specifier);
+      const names = (ns: object) => Object.keys(ns).filter((n) => n !== 'module.exports').sort();
+      assert.deepEqual(names(bundle), names(installed), `${specifier}: the bundle's exports`);
+    }
+    const { default: Fastify, LogController } = await import(pathToFileURL(join(dir, 'fastify.mjs')).href);
+    const app = Fastify({ logController: new LogController({ disableRequestLogging: true }) });
+    app.get('/', async () => ({ bundled: true }));
+    assert.deepEqual((await app.inject('/')).json(), { bundled: true });
+    await app.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@ import { type Http2Server, type Http2ServerRequest, type Http2ServerResponse, ty
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 
-/** The HTTP/2 client connection preface (RFC 9113 §3.4). */
+/** The HTTP/2 client connection preface (RFC 9113, section 3.4). */
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /** The first byte of a TLS record carrying a handshake (a ClientHello). */
 const TLS_HANDSHAKE = 0x16;
