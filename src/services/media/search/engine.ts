@@ -114,6 +114,9 @@ export class MediaSearch implements MediaSearchEngine {
       Object.assign(index.tuning, this.#index.tuning);
       from = 0;
     }
+    // a new index is built in bulk (no search sees it before it is whole)
+    const bulk = index !== this.#index;
+    if (bulk) index.beginBulk();
     let loaded = 0;
     for (const [kind, table] of TABLES) {
       // rows written after `from` (the rows of `from` itself are in the index): ids are never empty, so (from + 1, '') precedes them all
@@ -144,6 +147,7 @@ export class MediaSearch implements MediaSearchEngine {
         if (!more) break;
       }
     }
+    if (bulk) index.endBulk();
     if (from === 0) index.trim();
     index.refreshPairs();
     index.refreshRecords();

@@ -2,6 +2,7 @@ import { FLAG, type Attrs } from '../catalog/format.ts';
 import type { MediaKind } from '../catalog/types.ts';
 import { DESCRIPTION_LIMIT } from '../response.ts';
 import { PairIndex, type PairState } from './pairs.ts';
+import { PostingBlock } from './postingBlock.ts';
 import type { Dense } from './postingLists.ts';
 import { staticScoreOf } from './scoring.ts';
 import { words } from './text.ts';
@@ -147,6 +148,37 @@ export class TermPostings extends Postings {
       this.pos = pos;
     }
     return start;
+  }
+  /** Makes room for `postings` more postings holding `positions` positions in all (see `append`). */
+  reserve(postings: number, positions: number): void {
+    const need = this.n + postings;
+    if (need > this.docs.length) {
+      const cap = Math.max(this.docs.length * 2, need);
+      const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
+        const b = new (a.constructor as any)(cap) as T;
+        b.set(a.subarray(0, this.n) as any);
+        return b;
+      };
+      this.docs = grow(this.docs);
+      this.tf = grow(this.tf);
+      this.at = grow(this.at);
+    }
+    if (this.posN + positions > this.pos.length) {
+      const pos = new Uint8Array(Math.max(this.pos.length * 2, this.posN + positions));
+      pos.set(this.pos.subarray(0, this.posN));
+      this.pos = pos;
+    }
+  }
+  /** Appends a posting and its `count` positions (from `from[start]` on), in room `reserve` made: as `add` then writing its positions. */
+  append(doc: number, tf: number, from: Uint8Array, start: number, count: number): void {
+    const i = this.n++;
+    this.at[i] = this.posN;
+    this.docs[i] = doc;
+    this.tf[i] = tf > 255 ? 255 : tf;
+    const pos = this.pos;
+    let p = this.posN;
+    for (let k = 0; k < count; k++) pos[p++] = from[start + k];
+    this.posN = p;
   }
   /** Where posting `i`'s positions end in `pos`. */
   end(i: number): number {
@@ -338,6 +370,8 @@ export class SearchIndex {
   readonly #docTerms: number[] = [];
   readonly #docWords = new Int32Array(MAX_POSITIONS);
   #docLength = 0;
+  /** The postings of a bulk load not yet in the terms' lists (see `beginBulk`). */
+  #block: PostingBlock | undefined;
   readonly categories = new Interner();
   readonly languages = new Interner();
   readonly regionLists = new Interner();
@@ -518,17 +552,38 @@ export class SearchIndex {
     // each term's posting with room for its positions, then the positions in document order
     const terms = this.#docTerms;
     const cursor = this.#posCursor;
+    const dw = this.#docWords;
+    if (this.#block) this.#block.add(this.postings, d, terms, this.#tfScratch, this.#countScratch, dw, this.#docLength, FIELD_BREAK, cursor);
+    else this.#addPostings(d, terms, cursor, dw);
+    this.pairs.addDocument(d, dw, this.#docLength);
+    terms.length = 0;
+  }
+
+  /** Document `d`'s postings and positions, added to its terms' lists. */
+  #addPostings(d: number, terms: number[], cursor: Int32Array, dw: Int32Array): void {
     for (let i = 0; i < terms.length; i++) {
       const t = terms[i];
       cursor[t] = this.postings[t].add(d, this.#tfScratch[t], this.#countScratch[t]);
     }
-    const dw = this.#docWords;
     for (let p = 0; p < this.#docLength; p++) {
       const t = dw[p];
       if (t !== FIELD_BREAK) this.postings[t].pos[cursor[t]++] = p;
     }
-    this.pairs.addDocument(d, dw, this.#docLength);
-    terms.length = 0;
+  }
+
+  /**
+   * A build from the store: until `endBulk`, documents' postings are collected in a block and
+   * added to the terms' lists a block at a time (postingBlock.ts), where nothing may read them.
+   * `blockEntries`: tests make blocks small.
+   */
+  beginBulk(blockEntries?: number): void {
+    this.#block ??= new PostingBlock(blockEntries);
+  }
+
+  /** Ends a bulk load: what the block holds is added to the terms' lists. */
+  endBulk(): void {
+    this.#block?.flushInto(this.postings);
+    this.#block = undefined;
   }
 
   #field(d: number, ws: string[], weight: number): number {
