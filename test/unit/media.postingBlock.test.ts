@@ -10,6 +10,7 @@ import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { MediaKind } from '../../src/services/media/catalog/types.ts';
 import { type IndexRow, SearchIndex } from '../../src/services/media/search/index.ts';
+import { words } from '../../src/services/media/search/text.ts';
 import { type FixtureStore, fixtureEntries, openFixture } from './media.fixture.ts';
 
 const VIDEOS = 800;
@@ -66,6 +67,24 @@ describe('media search: postings added in blocks are the postings added document
     for (const [kind, row] of rows.slice(half)) index.upsert(kind, row);
     index.trim();
     assert.deepEqual(lists(index), oneByOne);
+  });
+
+  test('a document with more positions than a small block holds: the block grows for it', () => {
+    // documents of few terms, and one of a single word at every position (251: 4 per entry of a block of 40 is 160)
+    const few = rows.filter(([, r]) => new Set([...words(r.title), ...words(r.search_text), ...words(r.description)]).size < 30);
+    const [kind, row] = few.find(([k]) => k === 'video')!;
+    const one = 'la '.repeat(100);
+    const repeated: [MediaKind, IndexRow][] = [...few.slice(0, 40), [kind, { ...row, id: 'repeated01', title: one, search_text: one, description: one }], ...few.slice(40, 80)];
+    assert.ok(repeated.length > 60);
+    const build = (block?: number) => {
+      const index = new SearchIndex();
+      if (block) index.beginBulk(block);
+      for (const [k, r] of repeated) index.upsert(k, r);
+      index.endBulk();
+      index.trim();
+      return lists(index);
+    };
+    assert.deepEqual(build(40), build());
   });
 
   test('a document with more terms than a block holds is refused, not cut', () => {

@@ -28,12 +28,37 @@ export class PostingBlock {
   /** `capacity`: entries per block (tests make it small, so that a build takes many blocks). */
   constructor(capacity = BLOCK_ENTRIES) {
     this.#capacity = capacity;
-    this.#term = new Int32Array(capacity);
-    this.#doc = new Int32Array(capacity);
-    this.#tf = new Uint16Array(capacity);
-    this.#count = new Uint16Array(capacity);
-    this.#posStart = new Int32Array(capacity);
-    this.#pos = new Uint8Array(capacity * 4);
+    // a small catalogue's build needs a small block: it grows up to `capacity`
+    const size = Math.min(capacity, 1 << 12);
+    this.#term = new Int32Array(size);
+    this.#doc = new Int32Array(size);
+    this.#tf = new Uint16Array(size);
+    this.#count = new Uint16Array(size);
+    this.#posStart = new Int32Array(size);
+    this.#pos = new Uint8Array(size * 4);
+  }
+
+  /** Room for `entries` more entries and `positions` more positions: the block grown (up to its capacity), else added to `postings` first. */
+  #makeRoom(postings: TermPostings[], entries: number, positions: number): void {
+    if (this.#n + entries <= this.#term.length && this.#posN + positions <= this.#pos.length) return;
+    if (this.#term.length < this.#capacity) {
+      const size = Math.min(this.#capacity, this.#term.length * 2);
+      const grow = <T extends Int32Array | Uint16Array | Uint8Array>(a: T, length: number, used: number): T => {
+        const b = new (a.constructor as any)(length) as T;
+        b.set(a.subarray(0, used) as any);
+        return b;
+      };
+      this.#term = grow(this.#term, size, this.#n);
+      this.#doc = grow(this.#doc, size, this.#n);
+      this.#tf = grow(this.#tf, size, this.#n);
+      this.#count = grow(this.#count, size, this.#n);
+      this.#posStart = grow(this.#posStart, size, this.#n);
+      this.#pos = grow(this.#pos, size * 4, this.#posN);
+      return this.#makeRoom(postings, entries, positions);
+    }
+    this.flushInto(postings);
+    if (entries > this.#capacity) throw new Error(`a document of ${entries} terms does not fit a posting block of ${this.#capacity}`);
+    if (positions > this.#pos.length) this.#pos = new Uint8Array(positions);
   }
 
   /**
@@ -43,8 +68,7 @@ export class PostingBlock {
    * when the document does not fit.
    */
   add(postings: TermPostings[], d: number, terms: number[], tf: Uint16Array, count: Uint16Array, words: Int32Array, length: number, skip: number, cursor: Int32Array): void {
-    if (this.#n + terms.length > this.#capacity || this.#posN + length > this.#pos.length) this.flushInto(postings);
-    if (terms.length > this.#capacity) throw new Error(`a document of ${terms.length} terms does not fit a posting block of ${this.#capacity}`);
+    this.#makeRoom(postings, terms.length, length);
     for (let i = 0; i < terms.length; i++) {
       const t = terms[i];
       const e = this.#n++;
