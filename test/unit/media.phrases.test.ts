@@ -118,6 +118,27 @@ describe('media search: phrases from positions and from the pair index', () => {
     assert.equal(pairs.index.n, builtAt + 41);
   });
 
+  test('a first search of a two-word phrase with many documents is answered from its pair\'s champion list, with the page positions give', async () => {
+    const tuning = { championMinDf: 8, champions: 8, orderedScanMin: 16 };
+    positions.tune(tuning);
+    pairs.tune(tuning);
+    // the most frequent indexed pair
+    const [a, b, l] = [...pairs.index.pairs.pairs()].sort((x, y) => y[2].n - x[2].n)[0];
+    assert.ok(l.n > 8, `the largest pair has ${l.n} documents`);
+    const words = [a, b].map((t) => [...pairs.index.terms].find(([, id]) => id === t)![0]);
+    assert.ok(pairs.index.pairChampions.has(`${a} ${b}`), 'its champion list was built with the term champions');
+    const page = (engine: MediaSearch) => engine.search(query({ q: parseQuery(`"${words.join(' ')}"`), types: ['video'], order: 'relevance', limit: 5, maxReachable: 5 }));
+    for (const engine of [positions, pairs]) engine.index.clearPhrases();
+    const champions = pairs.index.stats.champions;
+    const scans = pairs.index.stats.scan;
+    const fromPair = await page(pairs);
+    assert.equal(pairs.index.stats.champions, champions + 1, 'answered from the champion list');
+    assert.equal(pairs.index.stats.scan, scans, 'no document scored beyond it');
+    assert.equal(pairs.index.phraseChampions.has(`${a} ${b}`), false, 'none made at this search: every document of the phrase would have been scored');
+    assert.deepEqual(fromPair.hits.map((h) => h.id), (await page(positions)).hits.map((h) => h.id));
+    assert.equal(fromPair.hits.length, 5);
+  });
+
   test('the pair index is the same whatever the chunks of its build (and however often their stamps start again)', () => {
     const x = pairs.index;
     const lists = (p: PairIndex) => [...p.lists].map(([k, l]) => [k, [...l.docs.subarray(0, l.n)]]).sort((a, b) => Number(a[0]) - Number(b[0]));

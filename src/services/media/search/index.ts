@@ -341,6 +341,8 @@ export class SearchIndex {
   readonly phrases = new Map<string, Int32Array>();
   /** Champion lists of remembered phrases with many documents (see topDocuments.ts `phraseChampion`), same keys. */
   readonly phraseChampions = new Map<string, Champion>();
+  /** Champion lists of the indexed pairs with many documents, by the phrase's key, with the idf they were scored with (topDocuments.ts `buildChampions`, rebuilt after each refresh). */
+  readonly pairChampions = new Map<string, { champ: Champion; idf: number }>();
   phraseInts = 0;
   /** Deep lists of the terms recently searched (least recently used first), dropped on any change. */
   readonly deepLists = new Map<string, DeepList>();

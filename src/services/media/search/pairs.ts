@@ -92,6 +92,12 @@ export class PairIndex {
     return this.lists.get(na * this.terms.length + nb) ?? NONE;
   }
 
+  /** Each indexed pair: its first and second word's term ids and its documents. */
+  *pairs(): Generator<[first: number, second: number, docs: DocList]> {
+    const r = this.terms.length;
+    for (const [key, l] of this.lists) yield [this.terms[Math.floor(key / r)], this.terms[key % r], l];
+  }
+
   #list(key: number): DocList {
     let l = this.lists.get(key);
     if (!l) this.lists.set(key, (l = new DocList()));

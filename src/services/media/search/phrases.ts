@@ -30,10 +30,15 @@ export function phraseDocs(index: SearchIndex, atom: QueryAtom): Int32Array {
 
 /** Documents whose positions hold the term ids `ids` at consecutive positions, ascending. */
 function phraseMatches(index: SearchIndex, ids: number[]): Int32Array {
+  const m = ids.length;
+  // two words: an indexed pair's documents are the phrase's
+  if (m === 2) {
+    const pair = index.pairs.docs(ids[0], ids[1]);
+    if (pair) return pair.docs.slice(0, pair.n);
+  }
   // each distinct term once (a phrase may repeat a word: "la la"), rarest first
   const terms = [...new Set(ids)].sort((a, b) => index.postings[a].n - index.postings[b].n);
   const lists: TermPostings[] = terms.map((t) => index.postings[t]);
-  const m = ids.length;
   // the candidates: the rarest word's documents, or an indexed pair's when fewer
   let driver: { docs: Int32Array; n: number } = lists[0];
   let pairDriven = false;
@@ -44,8 +49,6 @@ function phraseMatches(index: SearchIndex, ids: number[]): Int32Array {
       pairDriven = true;
     }
   }
-  // two words: the pair's documents are the phrase's
-  if (pairDriven && m === 2) return driver.docs.slice(0, driver.n);
   // for each word of the phrase, its term's list
   const listOf = ids.map((t) => terms.indexOf(t));
   const cursor = new Int32Array(lists.length);

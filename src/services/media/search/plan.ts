@@ -5,7 +5,7 @@ import { type Champion, KIND_CODE, RECORD, type SearchIndex } from './index.ts';
 import { containsRun, phraseDocs, phraseTf } from './phrases.ts';
 import { advance, denseOf, holds, type List, list, lowerBound, rankIn, unionOf } from './postingLists.ts';
 import { knownRank, orderKey, rankOf } from './rankings.ts';
-import { bm25Of, idfOf, K1, LANGUAGE_BOOST } from './scoring.ts';
+import { bm25Of, idfOf, K1, LANGUAGE_BOOST, phraseIdf } from './scoring.ts';
 import { phraseChampion } from './topDocuments.ts';
 
 /**
@@ -421,5 +421,5 @@ function atomList(index: SearchIndex, atom: QueryAtom, scored: boolean): List | 
   const docs = phraseDocs(index, atom);
   if (!docs.length) return undefined;
   // A phrase scores as one rare term: idf of its documents, term frequency 1 (weighted like a title hit).
-  return list({ docs, tf: phraseTf(docs.length), n: docs.length }, idfOf(index, docs.length) * Math.min(2, atom.words.length), scored);
+  return list({ docs, tf: phraseTf(docs.length), n: docs.length }, phraseIdf(index, docs.length, atom.words.length), scored);
 }

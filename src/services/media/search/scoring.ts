@@ -25,6 +25,11 @@ export function idfOf(index: SearchIndex, df: number): number {
   return Math.log(1 + (N - df + 0.5) / (df + 0.5));
 }
 
+/** A phrase's idf: that of a term in as many documents, doubled for two words or more (a phrase is rarer evidence than its words). */
+export function phraseIdf(index: SearchIndex, df: number, words: number): number {
+  return idfOf(index, df) * Math.min(2, words);
+}
+
 /** A document's popularity and freshness (kept as float32 in its record, SearchIndex.records, made again after the catalogue changes). */
 export function staticScoreOf(index: SearchIndex, d: number): number {
   const k = index.kind[d];
