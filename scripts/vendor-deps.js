@@ -59,7 +59,9 @@ async function entryModule(specifier) {
   const names = Object.keys(namespace).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
   const json = JSON.stringify(specifier);
   if (!('default' in namespace)) return `export * from ${json};\n`;
-  if (namespace.default === undefined || typeof namespace.default !== 'object' && typeof namespace.default !== 'function' || !names.every((n) => namespace[n] === namespace.default[n])) {
+  const value = namespace.default;
+  const isObject = value !== null && (typeof value === 'object' || typeof value === 'function');
+  if (!isObject || !names.every((n) => namespace[n] === value[n])) {
     // An ES module with a default export of its own.
     return `export * from ${json};\nexport { default } from ${json};\n`;
   }
