@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { prng } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import { MediaSearch } from '../../src/services/media/search/engine.ts';
+import type { Champion } from '../../src/services/media/search/index.ts';
 import { PairIndex } from '../../src/services/media/search/pairs.ts';
+import { buildChampions } from '../../src/services/media/search/topDocuments.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { CH_BIG, fixtureEntries, type FixtureStore, load, openFixture, query, video } from './media.fixture.ts';
 
@@ -137,6 +139,36 @@ describe('media search: phrases from positions and from the pair index', () => {
     assert.equal(pairs.index.phraseChampions.has(`${a} ${b}`), false, 'none made at this search: every document of the phrase would have been scored');
     assert.deepEqual(fromPair.hits.map((h) => h.id), (await page(positions)).hits.map((h) => h.id));
     assert.equal(fromPair.hits.length, 5);
+  });
+
+  test('after a later write the champion lists are made at their first use, the same as a build makes them', async () => {
+    const tuning = { championMinDf: 8, champions: 8, orderedScanMin: 16 };
+    pairs.tune(tuning);
+    assert.equal(pairs.index.lazyChampions, false, 'a build (or a change of the thresholds) makes them all');
+    await load(f.store, [video('vidChampion1', 'the best rock of the best', { channelId: CH_BIG, day: 3 })]);
+    fields.set('vidChampion1', { title: ['the', 'best', 'rock', 'of', 'the', 'best'], tags: [], description: [] });
+    await pairs.search(query({ q: parseQuery('zzz'), types: ['video'] }));
+    assert.equal(pairs.index.lazyChampions, true);
+    assert.equal(pairs.index.champions.size + pairs.index.pairChampions.size, 0, 'the write dropped them');
+    // the most frequent indexed pair, and its first word
+    const [a, b] = [...pairs.index.pairs.pairs()].sort((x, y) => y[2].n - x[2].n)[0];
+    const words = [a, b].map((t) => [...pairs.index.terms].find(([, id]) => id === t)![0]);
+    // an engine built from the store now (every list made at once) ranks the same documents
+    // (its totals are estimated from its own lists, which hold no replaced documents: not compared)
+    const fresh = new MediaSearch(f.store.db);
+    fresh.tune({ ...tuning, pairMinDf: 1 });
+    const ids = async (engine: MediaSearch, q: string) => (await engine.search(query({ q: parseQuery(q), types: ['video'], order: 'relevance', limit: 5, maxReachable: 5 }))).hits.map((h) => h.id);
+    for (const q of [words[0], `"${words.join(' ')}"`, `${words[0]}|${words[1]}`]) assert.deepEqual(await ids(pairs, q), await ids(fresh, q), q);
+    const lazy = { term: pairs.index.champions.get(words[0]), pair: pairs.index.pairChampions.get(`${a} ${b}`), made: pairs.index.champions.size };
+    assert.ok(lazy.term && lazy.pair, 'made at their first use');
+    // the lists made at first use are those a build of them all makes on the same index
+    buildChampions(pairs.index);
+    const list = (c: Champion | null | undefined) => c && { ...c, bestFirst: undefined }; // (its order best first is made at its first use)
+    assert.deepEqual(list(lazy.term), list(pairs.index.champions.get(words[0])));
+    assert.deepEqual(list(lazy.pair!.champ), list(pairs.index.pairChampions.get(`${a} ${b}`)!.champ));
+    assert.equal(lazy.pair!.idf, pairs.index.pairChampions.get(`${a} ${b}`)!.idf);
+    assert.ok(lazy.made < pairs.index.champions.size, `only the lists asked for: ${lazy.made} of ${pairs.index.champions.size}`);
+    await check();
   });
 
   test('the pair index is the same whatever the chunks of its build (and however often their stamps start again)', () => {

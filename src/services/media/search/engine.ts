@@ -5,7 +5,7 @@ import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult
 import { evaluate } from './evaluate.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
-import { buildChampions } from './topDocuments.ts';
+import { buildChampions, dropChampions } from './topDocuments.ts';
 
 const LOAD_PAGE = 5000;
 const TABLES: [MediaKind, MediaTable][] = [
@@ -154,7 +154,8 @@ export class MediaSearch implements MediaSearchEngine {
     index.orderings.clear();
     index.clearScored();
     index.clearPhrases();
-    buildChampions(index);
+    if (from === 0) buildChampions(index);
+    else dropChampions(index);
     this.#index = index;
     this.#version = v;
     if (from === 0) {

@@ -341,8 +341,8 @@ export class SearchIndex {
   readonly phrases = new Map<string, Int32Array>();
   /** Champion lists of remembered phrases with many documents (see topDocuments.ts `phraseChampion`), same keys. */
   readonly phraseChampions = new Map<string, Champion>();
-  /** Champion lists of the indexed pairs with many documents, by the phrase's key, with the idf they were scored with (topDocuments.ts `buildChampions`, rebuilt after each refresh). */
-  readonly pairChampions = new Map<string, { champ: Champion; idf: number }>();
+  /** Champion lists of the indexed pairs with many documents, by the phrase's key, with the idf they were scored with (null: none); made as the term champions are. */
+  readonly pairChampions = new Map<string, { champ: Champion; idf: number } | null>();
   phraseInts = 0;
   /** Deep lists of the terms recently searched (least recently used first), dropped on any change. */
   readonly deepLists = new Map<string, DeepList>();
@@ -351,8 +351,13 @@ export class SearchIndex {
   /** Term id -> each posting's BM25 + popularity and freshness, along its posting list (see topDocuments.ts `impactsOf`); least recently used first, dropped on any change. */
   readonly impacts = new Map<number, Float64Array>();
   #impactNumbers = 0;
-  /** Champion lists of frequent terms (see topDocuments.ts `buildChampions`), rebuilt after each refresh. */
-  readonly champions = new Map<string, Champion>();
+  /**
+   * Champion lists of frequent terms (see topDocuments.ts), null for a frequent term without one:
+   * all made after a build or a snapshot load (`buildChampions`); after a catch-up with later
+   * writes, each at its first use (`lazyChampions`, see `dropChampions`).
+   */
+  readonly champions = new Map<string, Champion | null>();
+  lazyChampions = false;
   /** Channel number -> documents of the channel (its videos, playlists and itself). */
   readonly channelDocs: Postings[] = [];
   readonly channelIds: string[] = [];

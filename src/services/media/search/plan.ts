@@ -6,7 +6,7 @@ import { containsRun, phraseDocs, phraseTf } from './phrases.ts';
 import { advance, denseOf, holds, type List, list, lowerBound, rankIn, unionOf } from './postingLists.ts';
 import { knownRank, orderKey, rankOf } from './rankings.ts';
 import { bm25Of, idfOf, K1, LANGUAGE_BOOST, phraseIdf } from './scoring.ts';
-import { phraseChampion } from './topDocuments.ts';
+import { phraseChampion, termChampion } from './topDocuments.ts';
 
 /**
  * What a search asks of the index, worked out once for every strategy (strategies/): the
@@ -273,7 +273,7 @@ function requirementsOf(index: SearchIndex, q: SearchQuery, reach: number, f: Fi
       lists.push(l);
       // a frequent term's (or a remembered frequent phrase's) champion list
       // (a phrase's only when it could prove the page: it holds more than the deepest result asked for; else its whole list, also exact)
-      const champ = alt.words.length === 1 ? index.champions.get(alt.words[0]) : reach < index.tuning.champions ? phraseChampion(index, index.termIds(alt.words)!.join(' '), l) : undefined;
+      const champ = alt.words.length === 1 ? termChampion(index, alt.words[0]) : reach < index.tuning.champions ? phraseChampion(index, index.termIds(alt.words)!.join(' '), l) : undefined;
       atoms.push({ champ, list: l, maxBm25: champ?.maxBm25 ?? l.idf * (K1 + 1) });
     }
     if (!lists.length) return undefined;

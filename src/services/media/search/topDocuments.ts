@@ -69,38 +69,77 @@ export function deepList(index: SearchIndex, key: string, p: Postings, score: (d
 /**
  * Champion lists ("top documents per term" of the IR textbooks): for every frequent term, its
  * `tuning.champions` best documents by BM25 of that term alone plus popularity and freshness,
- * the score of the last one (no other document of the term scores higher) and the term's highest BM25.
- * Built after each refresh (static scores change with the catalogue).
+ * the score of the last one (no other document of the term scores higher) and the term's highest
+ * BM25; the same for the two-word phrases of the pair index (pairs.ts) with many documents,
+ * scored as plan.ts scores a phrase, so that a first search of one is answered from its champion
+ * list, not by scoring its tens of thousands of documents. All of them after a build from the
+ * store or a snapshot load (at a million videos 1,673 terms and 1,148 pairs: 3 - 6 s).
  */
 export function buildChampions(index: SearchIndex): void {
   index.champions.clear();
   index.pairChampions.clear();
-  const minDf = Math.max(index.tuning.championMinDf, index.tuning.champions);
+  index.lazyChampions = false;
+  const minDf = championMinDf(index);
   for (const [word, t] of index.terms) {
     const p = index.postings[t];
-    if (p.n < minDf) continue;
-    const champ = championOf(index, p.docs, p.tf, p.n, idfOf(index, p.n));
-    if (champ) index.champions.set(word, champ);
+    if (p.n >= minDf) index.champions.set(word, championOf(index, p.docs, p.tf, p.n, idfOf(index, p.n)) ?? null);
   }
-  // Two-word phrases of the pair index (pairs.ts) with many documents, scored as plan.ts scores a
-  // phrase: a first search of one of them is answered from its champion list, not by scoring its
-  // tens of thousands of documents (about 1,100 pairs at a million videos, 20 MiB).
-  for (const [a, b, l] of index.pairs.pairs()) {
-    if (l.n < minDf) continue;
-    const idf = phraseIdf(index, l.n, 2);
-    const champ = championOf(index, l.docs, phraseTf(l.n), l.n, idf);
-    if (champ) index.pairChampions.set(`${a} ${b}`, { champ, idf });
-  }
+  for (const [a, b, l] of index.pairs.pairs()) if (l.n >= minDf) index.pairChampions.set(`${a} ${b}`, pairChampionOf(index, l));
 }
 
 /**
- * The champion list of a phrase with many documents: a pair's (built with the term champions),
- * else made at the phrase's first use and dropped with it; undefined for a phrase of few documents.
+ * After a catch-up with later writes (static scores change with the catalogue: every champion
+ * list may): the lists are dropped and each is made again at its first use (`termChampion`,
+ * `phraseChampion`), so that a write to a catalogue of a million videos does not stall the next
+ * searches for the seconds all of them take.
+ */
+export function dropChampions(index: SearchIndex): void {
+  index.champions.clear();
+  index.pairChampions.clear();
+  index.lazyChampions = true;
+}
+
+const championMinDf = (index: SearchIndex) => Math.max(index.tuning.championMinDf, index.tuning.champions);
+
+/** A frequent term's champion list, else undefined. */
+export function termChampion(index: SearchIndex, word: string): Champion | undefined {
+  const known = index.champions.get(word);
+  if (known !== undefined || !index.lazyChampions) return known ?? undefined;
+  const t = index.terms.get(word);
+  const p = t === undefined ? undefined : index.postings[t];
+  if (!p || p.n < championMinDf(index)) return undefined;
+  const champ = championOf(index, p.docs, p.tf, p.n, idfOf(index, p.n)) ?? null;
+  index.champions.set(word, champ);
+  return champ ?? undefined;
+}
+
+/** An indexed pair's champion list (scored as its phrase: see plan.ts), with the idf it was scored with. */
+function pairChampionOf(index: SearchIndex, l: { docs: Int32Array; n: number }): { champ: Champion; idf: number } | null {
+  const idf = phraseIdf(index, l.n, 2);
+  const champ = championOf(index, l.docs, phraseTf(l.n), l.n, idf);
+  return champ ? { champ, idf } : null;
+}
+
+/** The champion list of the indexed pair of a two-word phrase's `key` (its term ids), else undefined. */
+function pairChampion(index: SearchIndex, key: string): { champ: Champion; idf: number } | undefined {
+  const known = index.pairChampions.get(key);
+  if (known !== undefined || !index.lazyChampions) return known ?? undefined;
+  const ids = key.split(' ');
+  const l = ids.length === 2 ? index.pairs.docs(Number(ids[0]), Number(ids[1])) : undefined;
+  if (!l || l.n < championMinDf(index)) return undefined;
+  const entry = pairChampionOf(index, l);
+  index.pairChampions.set(key, entry);
+  return entry ?? undefined;
+}
+
+/**
+ * The champion list of a phrase with many documents: a pair's (see `buildChampions`), else made at
+ * the phrase's first use and dropped with it; undefined for a phrase of few documents.
  */
 export function phraseChampion(index: SearchIndex, key: string, l: List): Champion | undefined {
-  if (l.n < Math.max(index.tuning.championMinDf, index.tuning.champions) || !l.tf) return undefined;
+  if (l.n < championMinDf(index) || !l.tf) return undefined;
   // a two-word phrase of an indexed pair: its list is the pair's (the same idf says the same size)
-  const pair = index.pairChampions.get(key);
+  const pair = pairChampion(index, key);
   if (pair && pair.idf === l.idf) return pair.champ;
   if (index.phrases.get(key) !== l.docs) return undefined;
   let champ = index.phraseChampions.get(key);
