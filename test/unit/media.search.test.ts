@@ -4,7 +4,10 @@ import { Store } from '../../src/platform/store/store.ts';
 import { createMediaCatalog } from '../../src/services/media/catalog/index.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import { cellOf, coveringCells } from '../../src/services/media/search/geoCells.ts';
+import type { MediaSearch } from '../../src/services/media/search/engine.ts';
+import { STABLE_ORDERS } from '../../src/services/media/search/index.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
+import { ordering } from '../../src/services/media/search/rankings.ts';
 import { CH_BIG, CH_SHOW, CH_SMALL, type FixtureStore, load, openFixture, query, video } from './media.fixture.ts';
 
 const day = (n: number) => Date.UTC(2025, 0, 1) + n * 86_400_000;
@@ -276,6 +279,38 @@ describe('media search engine: durability and change', () => {
         video('vidAgain001', 'Again rock', { channelId: CH_SMALL }),
       ]);
       assert.deepEqual((await f.media.engine.search(query({ q: parseQuery('rock') }))).hits.map((h) => h.id), ['vidAgain001']);
+    } finally {
+      await f.close();
+    }
+  });
+
+  test('after writes, the exact orders are ranked by merging the added documents into the rankings before: the same as sorting them all again', async () => {
+    const f = await openFixture();
+    try {
+      const engine = f.media.engine as MediaSearch;
+      await engine.refresh();
+      for (const order of STABLE_ORDERS) ordering(engine.index, order as SearchQuery['order']);
+      // new videos (one with the title of another: a tie broken by id), a changed one, one no longer public
+      await load(f.store, [
+        video('vidMerged001', 'Renamed clip', { day: 300, views: 5 }),
+        video('vidMerged002', 'Zz last by title', { day: 1, views: 1e9 }),
+        video('vidShort001', 'Renamed clip', { seconds: 120 }),
+        video('vidMerged003', 'Hidden', { privacy: 'private' }),
+      ]);
+      await engine.refresh();
+      const index = engine.index;
+      assert.deepEqual([...index.pastOrderings.keys()].sort(), [...STABLE_ORDERS].sort(), 'kept to merge into');
+      for (const order of STABLE_ORDERS as SearchQuery['order'][]) {
+        const merged = [...ordering(index, order)];
+        assert.equal(index.pastOrderings.has(order), false, 'merged once');
+        assert.equal(merged.length, index.live);
+        index.orderings.delete(order);
+        assert.deepEqual(merged, [...ordering(index, order)], `${order}: merged as sorted`);
+      }
+      const byDate = [...ordering(index, 'date')].map((d) => index.ids[d]);
+      assert.ok(byDate.includes('vidMerged001') && byDate.includes('vidMerged002'), 'the new videos are ranked');
+      assert.equal(byDate.includes('vidMerged003'), false, 'not the one that is not public');
+      assert.equal(byDate.filter((id) => id === 'vidShort001').length, 1, 'the changed one once');
     } finally {
       await f.close();
     }

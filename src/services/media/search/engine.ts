@@ -151,7 +151,7 @@ export class MediaSearch implements MediaSearchEngine {
     if (from === 0) index.trim();
     index.refreshPairs();
     index.refreshRecords();
-    index.orderings.clear();
+    index.dropOrderings();
     index.clearScored();
     index.clearPhrases();
     if (from === 0) buildChampions(index);

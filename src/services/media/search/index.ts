@@ -84,6 +84,14 @@ export interface StrategyStats {
  */
 export const RECORD = { words: 4, gate: 0, length: 1, staticScore: 2, language: 3 } as const;
 
+/**
+ * The exact orders whose ranking key is a document's own, fixed when it is indexed (a changed
+ * entry is a new document): their rankings are merged with the documents added, never sorted
+ * again (rankings.ts `ordering`). Relevance's key, popularity and freshness, moves with the
+ * catalogue.
+ */
+export const STABLE_ORDERS: readonly string[] = ['date', 'viewCount', 'rating', 'title', 'videoCount'];
+
 /** What the index reads of a catalogue row. */
 export type IndexRow = Omit<MediaRow, 'seq'>;
 
@@ -332,6 +340,12 @@ export class SearchIndex {
   /** Documents in ranking order per `order` (built on demand by rankings.ts, dropped on any change). */
   readonly orderings = new Map<string, Int32Array>();
   /**
+   * The rankings of the orders whose key never changes for a document (STABLE_ORDERS) as they
+   * were before the changes since, with the documents the index had then: the next `ordering`
+   * merges the documents added since into one (rankings.ts) instead of sorting the catalogue again.
+   */
+  readonly pastOrderings = new Map<string, { perm: Int32Array; n: number }>();
+  /**
    * Documents of recent phrases (their words' ids joined by spaces -> ascending documents), least
    * recently used first: a phrase of frequent words costs an intersection of long lists and of
    * their positions (milliseconds at a million documents), so a phrase asked again (the next page,
@@ -488,7 +502,7 @@ export class SearchIndex {
 
   /** Adds (or replaces) an entry. Entries that are not public are removed from search. */
   upsert(kind: MediaKind, row: IndexRow): void {
-    this.orderings.clear();
+    this.dropOrderings();
     this.geoCells = undefined;
     this.clearScored();
     if (this.phrases.size) this.clearPhrases();
@@ -576,6 +590,16 @@ export class SearchIndex {
       const t = dw[p];
       if (t !== FIELD_BREAK) this.postings[t].pos[cursor[t]++] = p;
     }
+  }
+
+  /** Drops the rankings (a change is coming), keeping those of the stable orders to merge into (`pastOrderings`). */
+  dropOrderings(): void {
+    if (!this.orderings.size) return;
+    for (const order of STABLE_ORDERS) {
+      const perm = this.orderings.get(order);
+      if (perm && !this.pastOrderings.has(order)) this.pastOrderings.set(order, { perm, n: this.n });
+    }
+    this.orderings.clear();
   }
 
   /**
