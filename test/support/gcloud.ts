@@ -12,8 +12,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { adminCall, type ServerProcess, startServer } from './server.ts';
-import { type TestDatabase, freshDatabase } from './store.ts';
+import { adminCall, type ServerProcess, serverForSuite } from './server.ts';
 
 /** The absolute path of `gcloud` on PATH, or undefined. */
 export function findGcloud(): string | undefined {
@@ -190,25 +189,15 @@ function toIni(props: Record<string, string>): string {
  * (and its database dropped) after them. Read `server` and `g` inside the tests.
  */
 export function gcloudServerHooks(opts: { world: unknown; principal: string; project: string; args?: string[] }): { readonly server: ServerProcess; readonly g: Gcloud } {
-  let server: ServerProcess | undefined;
-  let db: TestDatabase | undefined;
+  const suite = serverForSuite(opts.world, { args: opts.args });
   let g: Gcloud | undefined;
-  before(async () => {
-    db = await freshDatabase();
-    server = await startServer({ databaseUrl: db.url, args: opts.args });
-    await server.admin('POST', '/_twin/v1/world:apply', opts.world);
-    g = new Gcloud({ url: server.url, adminToken: server.adminToken, project: opts.project }, opts.principal);
+  before(() => {
+    g = new Gcloud({ url: suite.server.url, adminToken: suite.server.adminToken, project: opts.project }, opts.principal);
   });
-  after(async () => {
-    g?.cleanup();
-    await server?.stop();
-    server?.cleanup();
-    await db?.drop();
-  });
+  after(() => g?.cleanup());
   return {
     get server() {
-      if (!server) throw new Error('the server starts in the suite\'s before hook');
-      return server;
+      return suite.server;
     },
     get g() {
       if (!g) throw new Error('gcloud is set up in the suite\'s before hook');
