@@ -335,7 +335,7 @@ export async function generateInto(target: CatalogTarget, opts: GenerateOptions,
   await target.bulk?.(true, { durable: false });
   try {
     for (const json of generateCatalog(opts)) {
-      const entry = normalizeEntry(json);
+      const entry = normalizeEntry(json, undefined, { trusted: true });
       if ('error' in entry) throw new Error(`generator produced an invalid entry: ${entry.error}`);
       batch.push({ json, entry });
       n++;
