@@ -79,10 +79,27 @@ export interface StrategyStats {
 /**
  * The words of a document's record (SearchIndex.records), `words` per document. `gate`: what
  * every search checks first (bit 0 alive, bits 1-3 the kind, one bit each, bits 4-5 the
- * safe-search rating, bits 8-23 the flags); `length`: its length in words (BM25's); `staticScore`:
- * its popularity + freshness (float32, see scoring.ts); `language`: its language's number.
+ * safe-search rating, bits 8-23 the flags, bits 24-27 see GATE); `length`: its length in words
+ * (BM25's); `staticScore`: its popularity + freshness (float32, see scoring.ts); `language`: its
+ * language's number.
  */
 export const RECORD = { words: 4, gate: 0, length: 1, staticScore: 2, language: 3 } as const;
+
+/**
+ * The gate word's bits for the video filters a search checks on every candidate (a champion or
+ * deep list carries each document's gate word, so these cost no read of the columns, each a cache
+ * miss at a million documents): the duration's bucket (bits 24-25: 0 below zero, which no video
+ * filter passes, then DURATION_BUCKET's short, medium and long), whether the video is live or
+ * upcoming (no duration yet: no duration bucket holds it) and whether it has region restrictions.
+ */
+export const GATE = { durationShift: 24, liveOrUpcoming: 1 << 26, regionRestricted: 1 << 27 } as const;
+/** `videoDuration`'s buckets (the real service's: under 4 minutes, 4 to 20, over 20) as the gate word holds them. */
+export const DURATION_BUCKET = { short: 1, medium: 2, long: 3 } as const;
+
+/** A duration's bucket (GATE.durationShift). */
+function durationBucket(seconds: number): number {
+  return seconds < 0 ? 0 : seconds <= 239 ? DURATION_BUCKET.short : seconds <= 1200 ? DURATION_BUCKET.medium : DURATION_BUCKET.long;
+}
 
 /**
  * The exact orders whose ranking key is a document's own, fixed when it is indexed (a changed
@@ -243,6 +260,8 @@ export interface Champion {
    */
   length: Uint16Array;
   gate: Uint32Array;
+  /** Each one's popularity + freshness (RECORD.staticScore), for its ranking key when another clause adds to its BM25. */
+  staticScore: Float32Array;
   /** Positions in `docs`, best score first (see topDocuments.ts `bestFirst`; made at first use). */
   bestFirst?: Int32Array;
   threshold: number;
@@ -252,10 +271,11 @@ export interface Champion {
 /** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see topDocuments.ts `deepList`. */
 export interface DeepList {
   docs: Int32Array;
-  /** The term's frequency and the length of each document (its BM25 for the term), and its gate word (see Champion.gate; deep lists are dropped on any change). */
+  /** The term's frequency and the length of each document (its BM25 for the term), its gate word and popularity + freshness (see Champion; deep lists are dropped on any change). */
   tf: Uint8Array;
   length: Uint16Array;
   gate: Uint32Array;
+  staticScore: Float32Array;
   scores: Float64Array;
   cutoff: number;
 }
@@ -651,7 +671,10 @@ export class SearchIndex {
 
   /** The gate word (RECORD.gate). */
   #gateOf(d: number): number {
-    return this.alive[d] ? 1 | (2 << this.kind[d]) | (this.rating[d] << 4) | (this.flags[d] << 8) : 0;
+    if (!this.alive[d]) return 0;
+    const live = this.liveState[d] === 1 || this.liveState[d] === 2 ? GATE.liveOrUpcoming : 0;
+    const restricted = this.allowed[d] >= 0 || this.blocked[d] >= 0 ? GATE.regionRestricted : 0;
+    return (1 | (2 << this.kind[d]) | (this.rating[d] << 4) | (this.flags[d] << 8) | (durationBucket(this.duration[d]) << GATE.durationShift) | live | restricted) >>> 0;
   }
 
   /** Builds the pair index again when its choice of frequent words is out of date (see PairIndex.stale). */

@@ -1,9 +1,9 @@
 import { FLAG } from '../catalog/format.ts';
 import type { QueryAtom, SearchQuery } from '../catalog/types.ts';
 import { coveringCells, geoCells } from './geoCells.ts';
-import { type Champion, KIND_CODE, RECORD, type SearchIndex } from './index.ts';
+import { type Champion, DURATION_BUCKET, GATE, KIND_CODE, RECORD, type SearchIndex } from './index.ts';
 import { containsRun, phraseDocs, phraseTf } from './phrases.ts';
-import { advance, denseOf, holds, type List, list, lowerBound, rankIn, unionOf } from './postingLists.ts';
+import { advance, denseOf, holds, type List, list, rankIn, seek, unionOf } from './postingLists.ts';
 import { knownRank, orderKey, rankOf } from './rankings.ts';
 import { bm25Of, idfOf, K1, LANGUAGE_BOOST, phraseIdf } from './scoring.ts';
 import { phraseChampion, termChampion } from './topDocuments.ts';
@@ -85,12 +85,13 @@ export interface SearchPlan {
    * The document's BM25 when it passes every filter and requirement, else -1. `fresh`: candidates
    * are not ascending (lists are searched, not advanced). `known`: a requirement the candidate is
    * known to meet (it comes from that clause's own list), with its BM25 there: not searched again
-   * (at a million documents, each search of a long list costs cache misses). `gate`: the
-   * document's gate word, when the caller has it.
+   * (at a million documents, each search of a long list costs cache misses). `gate`, `length`:
+   * the document's gate word and length (RECORD), when the caller has them (a champion or deep
+   * list carries them: its documents' records are then never read).
    */
-  match(d: number, fresh: boolean, known?: number, knownBm25?: number, gate?: number): number;
-  /** The document's ranking key (bigger ranks first). */
-  keyOf(d: number, bm25: number): number;
+  match(d: number, fresh: boolean, known?: number, knownBm25?: number, gate?: number, length?: number): number;
+  /** The document's ranking key (bigger ranks first); `staticScore`: its popularity + freshness, when the caller has it (RECORD). */
+  keyOf(d: number, bm25: number, staticScore?: number): number;
   /** The document's language boost. */
   boostOf(d: number): number;
   /** The page of a ranking `reach` deep, with the total. */
@@ -137,10 +138,10 @@ export function planSearch(index: SearchIndex, query: SearchQuery): SearchPlan |
   const byTitle = order === 'title' && !rank;
   const { records, recordScores } = index;
   const boostOf = (d: number): number => (language > 0 && records[d * RECORD.words + RECORD.language] === language ? LANGUAGE_BOOST : 1);
-  const keyOf = (d: number, bm25: number): number => {
+  const keyOf = (d: number, bm25: number, staticScore?: number): number => {
     if (rank) return -rank[d];
     if (order !== 'relevance') return orderKey(index, order, d);
-    return (bm25 + recordScores[d * RECORD.words + RECORD.staticScore]) * boostOf(d);
+    return (bm25 + (staticScore ?? recordScores[d * RECORD.words + RECORD.staticScore])) * boostOf(d);
   };
   const finish = (ranked: number[], total: number): Ranked => ({ docs: ranked.slice(q.offset, q.offset + q.limit), total, hasMore: q.offset + q.limit < Math.min(total, q.maxReachable) });
   const resetCursors = () => {
@@ -184,8 +185,8 @@ interface Filter {
   show: boolean;
   /** Any filter only videos have (then only videos pass). */
   videoFilter: boolean;
-  minDuration: number;
-  maxDuration: number;
+  /** The gate word's duration bucket a video must have (GATE), 0: any. */
+  duration: number;
   videoType: number;
   liveState: number;
   category: number;
@@ -234,8 +235,7 @@ function filterOf(index: SearchIndex, q: SearchQuery): Filter | undefined {
   if (q.videoLicense) flag(FLAG.creativeCommon, q.videoLicense === 'creativeCommon');
   if (q.videoPaidProductPlacement) flag(FLAG.paidPlacement, true);
   if (q.videoSyndicated) flag(FLAG.syndicated, true);
-  const minDuration = q.videoDuration === 'medium' ? 240 : q.videoDuration === 'long' ? 1201 : 0;
-  const maxDuration = q.videoDuration === 'short' ? 239 : q.videoDuration === 'medium' ? 1200 : Infinity;
+  const duration = q.videoDuration ? DURATION_BUCKET[q.videoDuration] : 0;
   const videoType = q.videoType === 'episode' ? 1 : q.videoType === 'movie' ? 2 : 0;
   const liveState = q.eventType === 'live' ? 1 : q.eventType === 'upcoming' ? 2 : q.eventType === 'completed' ? 3 : 0;
   let category = 0;
@@ -251,7 +251,7 @@ function filterOf(index: SearchIndex, q: SearchQuery): Filter | undefined {
   const locLng = loc ? (loc.lng * Math.PI) / 180 : 0;
   const cosLocLat = Math.cos(locLat);
   const maxAngle = loc ? loc.radiusMeters / EARTH_RADIUS_M : 0;
-  return { kindMask, flagMask, flagValue, maxRating, after, before, show, videoFilter, minDuration, maxDuration, videoType, liveState, category, developer, region: q.regionCode, loc, locLat, locLng, cosLocLat, maxAngle };
+  return { kindMask, flagMask, flagValue, maxRating, after, before, show, videoFilter, duration, videoType, liveState, category, developer, region: q.regionCode, loc, locLat, locLng, cosLocLat, maxAngle };
 }
 
 /** The sets a document must be in (query clauses, channel, topic, selective filters' lists) and the excluded lists; undefined when one is empty. */
@@ -327,12 +327,11 @@ function requirementsOf(index: SearchIndex, q: SearchQuery, reach: number, f: Fi
 
 /** SearchPlan.match for a filter and requirements. */
 function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requirement[], excluded: List[]): SearchPlan['match'] {
-  const { kindMask, flagMask, flagValue, maxRating, after, before, show, videoFilter, minDuration, maxDuration, videoType, liveState, category, developer, region, loc, locLat, locLng, cosLocLat, maxAngle } = f;
+  const { kindMask, flagMask, flagValue, maxRating, after, before, show, videoFilter, duration, videoType, liveState, category, developer, region, loc, locLat, locLng, cosLocLat, maxAngle } = f;
   const scoring = q.order === 'relevance';
   const avgLen = index.averageLength;
-  const { records, kind, published, duration, channel, channelShow } = index;
+  const { records, published, channel, channelShow } = index;
   const W = RECORD.words;
-  const LENGTH = RECORD.length;
   const dated = after > -Infinity || before < Infinity;
   const regionOk = new Map<number, boolean>();
   const inRegionList = (l: number) => {
@@ -340,7 +339,7 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
     if (ok === undefined) regionOk.set(l, (ok = index.regionSet(l).has(region!)));
     return ok;
   };
-  return (d: number, fresh: boolean, known = -1, knownBm25 = 0, g = records[d * W]): number => {
+  return (d: number, fresh: boolean, known = -1, knownBm25 = 0, g = records[d * W], length = records[d * W + RECORD.length]): number => {
     // alive, kind, rating and flags from one word (RECORD.gate, the record's first; a caller may have it from a champion or deep list)
     if (!(g & 1) || !((g >>> 1) & kindMask) || ((g >>> 4) & 3) > maxRating || ((g >>> 8) & flagMask) !== flagValue) return -1;
     if (dated) {
@@ -349,10 +348,9 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
     }
     if (show && channelShow[channel[d]] !== 1) return -1;
     if (videoFilter) {
-      const dur = duration[d];
-      if (dur < minDuration || dur > maxDuration) return -1;
-      // A broadcast that is live or upcoming has no duration yet: no duration bucket holds it.
-      if (q.videoDuration && (index.liveState[d] === 1 || index.liveState[d] === 2)) return -1;
+      // from the gate word (GATE): a duration below zero passes no video filter; a broadcast that is live or upcoming has no duration yet: no bucket holds it
+      const bucket = (g >>> GATE.durationShift) & 3;
+      if (bucket === 0 || (duration && (bucket !== duration || g & GATE.liveOrUpcoming))) return -1;
       if (videoType && index.videoType[d] !== videoType) return -1;
       if (liveState && index.liveState[d] !== liveState) return -1;
       if (category && index.category[d] !== category) return -1;
@@ -367,7 +365,8 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
         if (2 * Math.asin(Math.min(1, Math.sqrt(h))) > maxAngle) return -1;
       }
     }
-    if (region !== undefined && kind[d] === 0) {
+    // a video (the gate's kind bit 1 << 1) with region restrictions
+    if (region !== undefined && (g & 2) !== 0 && (g & GATE.regionRestricted) !== 0) {
       const a = index.allowed[d];
       if (a >= 0 && !inRegionList(a)) return -1;
       const b = index.blocked[d];
@@ -385,12 +384,12 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
       let best = 0;
       for (const l of req.lists) {
         const dense = l.dense;
-        l.pos = dense ? rankIn(dense, d) : fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
+        l.pos = dense ? rankIn(dense, d) : fresh ? seek(l, d) : advance(l.docs, l.n, l.pos, d);
         if (dense ? holds(dense, d) : l.pos < l.n && l.docs[l.pos] === d) {
           hit = true;
           if (scoring && req.scored && l.tf) {
             const tf = l.tf[l.pos];
-            const s = bm25Of(l.idf, tf, records[d * W + LENGTH], avgLen);
+            const s = bm25Of(l.idf, tf, length, avgLen);
             if (s > best) best = s;
           }
         }
@@ -404,7 +403,7 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
         if (holds(dense, d)) return -1;
         continue;
       }
-      l.pos = fresh ? lowerBound(l.docs, l.n, d) : advance(l.docs, l.n, l.pos, d);
+      l.pos = fresh ? seek(l, d) : advance(l.docs, l.n, l.pos, d);
       if (l.pos < l.n && l.docs[l.pos] === d) return -1;
     }
     return bm25;

@@ -59,6 +59,7 @@ export function deepList(index: SearchIndex, key: string, p: Postings, score: (d
     tf: Uint8Array.from(order, (i) => best.tf[i]),
     length: Uint16Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.length]),
     gate: Uint32Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.gate]),
+    staticScore: Float32Array.from(docs, (d) => index.recordScores[d * RECORD.words + RECORD.staticScore]),
     scores: Float64Array.from(order, (i) => best.scores[i]),
     cutoff: best.cutoff,
   };
@@ -181,6 +182,7 @@ function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: n
   const score = new Float64Array(size);
   const length = new Uint16Array(size);
   const gate = new Uint32Array(size);
+  const staticScore = new Float32Array(size);
   for (let j = 0; j < size; j++) {
     const i = byDoc[j] % size;
     const d = (docs[j] = best.docs[i]);
@@ -188,8 +190,9 @@ function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: n
     score[j] = best.scores[i];
     length[j] = records[d * W + RECORD.length];
     gate[j] = records[d * W + RECORD.gate];
+    staticScore[j] = recordScores[d * W + RECORD.staticScore];
   }
-  return { docs, tf, score, length, gate, threshold: best.threshold, maxBm25 };
+  return { docs, tf, score, length, gate, staticScore, threshold: best.threshold, maxBm25 };
 }
 
 let scoreScratch = new Float64Array(0);

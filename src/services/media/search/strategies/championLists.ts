@@ -58,10 +58,10 @@ function fromChampionsBestFirst(p: SearchPlan): Ranked | undefined {
     const d = champs[next].docs[at];
     if (seen.has(d)) continue;
     seen.add(d);
-    const bm25 = match(d, true, -1, 0, champs[next].gate[at]);
+    const bm25 = match(d, true, -1, 0, champs[next].gate[at], champs[next].length[at]);
     if (bm25 < 0) continue;
     matched++;
-    topK.offer(d, keyOf(d, bm25));
+    topK.offer(d, keyOf(d, bm25, champs[next].staticScore[at]));
   }
   const size = textClauses[0].atoms.reduce((n, a) => n + a.list.n, 0);
   index.stats.champions++;
@@ -110,13 +110,13 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
   for (let i = 0; i < best.n; i++) {
     const d = best.docs[i];
     const bm25 = champ
-      ? match(d, false, clause, bm25Of(idf, champ.tf[i], champ.length[i], avgLen), champ.gate[i])
+      ? match(d, false, clause, bm25Of(idf, champ.tf[i], champ.length[i], avgLen), champ.gate[i], champ.length[i])
       : tf
         ? match(d, false, clause, bm25Of(idf, tf[i], index.records[d * RECORD.words + RECORD.length], avgLen))
         : match(d, false);
     if (bm25 < 0) continue;
     matched++;
-    topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25));
+    topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25, champ?.staticScore[i]));
   }
   const complete = best.bound === -Infinity;
   if (!complete && !(topK.full && topK.worstKey > best.bound * maxBoost)) {

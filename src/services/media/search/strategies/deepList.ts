@@ -38,11 +38,11 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
   for (; i < dl.docs.length; i++) {
     if (topK.full && reachable(dl.scores[i]) < topK.worstKey) break;
     const d = dl.docs[i];
-    const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], dl.length[i], avgLen), dl.gate[i]);
+    const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], dl.length[i], avgLen), dl.gate[i], dl.length[i]);
     if (bm25 < 0) continue;
     matched++;
     // the only clause: its deep-list score is the key (before the language boost)
-    topK.offer(d, textClauses.length === 1 ? dl.scores[i] * boostOf(d) : keyOf(d, bm25));
+    topK.offer(d, textClauses.length === 1 ? dl.scores[i] * boostOf(d) : keyOf(d, bm25, dl.staticScore[i]));
   }
   p.resetCursors();
   const complete = i === dl.docs.length && dl.cutoff === -Infinity;
