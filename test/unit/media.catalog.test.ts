@@ -8,9 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import { exportNdjson, ImportError, importNdjson, jsonSyntaxProblem, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { normalizeEntry, parseDuration } from '../../src/services/media/catalog/format.ts';
 import { generateCatalog, generatedCount, languageWords } from '../../src/services/media/catalog/generator.ts';
-import { countEntries } from '../../src/services/media/catalog/repository.ts';
+import { countEntries, resourcesById } from '../../src/services/media/catalog/repository.ts';
 import { PhaseRate } from '../../src/services/media/catalog/progress.ts';
-import { CH_BIG, channel, type FixtureStore, fixtureEntries, openFixture, video } from './media.fixture.ts';
+import { CH_BIG, channel, type FixtureStore, fixtureEntries, load, openFixture, video } from './media.fixture.ts';
 
 const error = (entry: unknown) => {
   const r = normalizeEntry(entry);
@@ -166,6 +166,30 @@ describe('media catalogue generator', () => {
       assert.ok(seen.get(k), `generated catalogue has ${k}`);
     }
     assert.ok([...seen.keys()].filter((k) => k.startsWith('lang:')).length >= 5, 'several languages');
+  });
+});
+
+describe('media catalogue writes', () => {
+  test('a batch of several upserts (full ones compiled once, and the rest) stores every entry; an id twice keeps its last entry', async () => {
+    const f = await openFixture([]);
+    try {
+      const batch = (title: string) => {
+        const videos = Array.from({ length: 1200 }, (_, i) => video(`vidBatch${String(i).padStart(4, '0')}`, `${title} ${i}`, { channelId: CH_BIG }));
+        return [channel(CH_BIG, 'Big', { videoCount: 1200 }), ...videos.slice(0, 1100), video('vidBatch0007', `${title} again`, { channelId: CH_BIG }), ...videos.slice(1100)];
+      };
+      // twice: the first write compiles the full upserts, the second only substitutes values
+      for (const title of ['first', 'second']) {
+        await load(f.store, batch(title));
+        assert.deepEqual(await countEntries(f.store.db), { content_owners: 0, channels: 1, videos: 1200, playlists: 0 });
+        const [again, last] = (await resourcesById(f.store.db, 'video', ['vidBatch0007', 'vidBatch1199'])) as any[];
+        assert.equal(again.snippet.title, `${title} again`);
+        assert.equal(last.snippet.title, `${title} 1199`);
+        const row = await f.store.db.selectFrom('media_videos').select(['title', 'channel_id']).where('id', '=', 'vidBatch0007').executeTakeFirstOrThrow();
+        assert.deepEqual({ ...row }, { title: `${title} again`, channel_id: CH_BIG });
+      }
+    } finally {
+      await f.close();
+    }
   });
 });
 

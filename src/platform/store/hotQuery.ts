@@ -33,3 +33,41 @@ export class HotQuery<P extends readonly unknown[], R = unknown> {
     return (await this.execute(db, ...params)).rows;
   }
 }
+
+/**
+ * A statement over many rows (a multi-row insert or upsert) whose SQL is the same for a fixed
+ * number of rows, `rows`: at that size it runs as a HotQuery whose parameters are the rows'
+ * values, row after row in `columns` order (Kysely compiles a 500-row insert from a tree of
+ * thousands of nodes, every time). Any other number of rows is built by Kysely as usual. Callers
+ * pass the values flat, so no object is made per row on the hot path.
+ */
+export class HotRows<R = unknown> {
+  readonly rows: number;
+  readonly #columns: readonly string[];
+  readonly #build: (db: Kysely<any>, rows: Record<string, unknown>[]) => Compilable<R> & { execute(): Promise<unknown> };
+  readonly #hot: HotQuery<unknown[], R>;
+
+  constructor(rows: number, columns: readonly string[], build: (db: Kysely<any>, rows: Record<string, unknown>[]) => Compilable<R> & { execute(): Promise<unknown> }) {
+    this.rows = rows;
+    this.#columns = columns;
+    this.#build = build;
+    this.#hot = new HotQuery((db, ...values) => build(db, this.#objects(values)));
+  }
+
+  /** Runs the statement through `db` over the rows whose values `values` holds (a multiple of the columns' count). */
+  async execute(db: Kysely<any>, values: unknown[]): Promise<void> {
+    if (values.length === this.rows * this.#columns.length) await this.#hot.execute(db, ...values);
+    else if (values.length) await this.#build(db, this.#objects(values)).execute();
+  }
+
+  #objects(values: unknown[]): Record<string, unknown>[] {
+    const columns = this.#columns;
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < values.length; i += columns.length) {
+      const row: Record<string, unknown> = {};
+      for (let c = 0; c < columns.length; c++) row[columns[c]] = values[i + c];
+      out.push(row);
+    }
+    return out;
+  }
+}

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import { HotQuery } from '../../../platform/store/hotQuery.ts';
+import { HotQuery, HotRows } from '../../../platform/store/hotQuery.ts';
 import type { Database } from '../../../platform/store/schema.ts';
-import type { EntryRefs, NormalizedEntry } from './format.ts';
+import type { CatalogRow, EntryRefs, NormalizedEntry } from './format.ts';
 import type { CatalogResource, ContentOwner } from './types.ts';
 
 type Db = Kysely<Database>;
@@ -37,77 +37,82 @@ export async function nextSeq(trx: Db): Promise<number> {
   return nextSeq(trx);
 }
 
+/**
+ * Rows per multi-row upsert: the statement of a full chunk is compiled once (HotRows). At most
+ * 500 x 10 parameters, far below SQLite's 32,766 and PostgreSQL's 65,535.
+ */
 const ROWS_PER_INSERT = 500;
 
-/** Upserts normalized entries (any mix of types) with one change sequence number. */
-export async function writeEntries(trx: Db, entries: NormalizedEntry[], seq: number): Promise<void> {
-  const owners = [];
-  const byTable = { media_channels: [] as any[], media_videos: [] as any[], media_playlists: [] as any[] };
-  const bodies: { type: string; id: string; resource: string }[] = [];
-  for (const e of entries) {
-    if (e.type === 'contentOwner') owners.push({ ...e.row, seq });
-    else {
-      const { resource, ...row } = e.row;
-      byTable[TABLE_OF[e.type]].push({ ...row, seq });
-      bodies.push({ type: e.type, id: row.id, resource });
-    }
-  }
-  for (let i = 0; i < bodies.length; i += ROWS_PER_INSERT) {
-    const chunk = new Map(bodies.slice(i, i + ROWS_PER_INSERT).map((b) => [`${b.type}:${b.id}`, b]));
-    await trx
-      .insertInto('media_resources')
-      .values([...chunk.values()])
-      .onConflict((c) => c.columns(['type', 'id']).doUpdateSet((eb) => ({ resource: eb.ref('excluded.resource') })))
-      .execute();
-  }
-  for (let i = 0; i < owners.length; i += ROWS_PER_INSERT) {
-    await trx
-      .insertInto('media_content_owners')
-      .values(dedupe(owners.slice(i, i + ROWS_PER_INSERT)))
-      .onConflict((c) =>
-        c.column('id').doUpdateSet((eb) => ({
-          seq: eb.ref('excluded.seq'),
-          display_name: eb.ref('excluded.display_name'),
-          linked_principals: eb.ref('excluded.linked_principals'),
-          resource: eb.ref('excluded.resource'),
-        })),
-      )
-      .execute();
-  }
-  for (const table of ['media_channels', 'media_videos', 'media_playlists'] as const) {
-    const rows = byTable[table];
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      await trx
-        .insertInto(table)
-        .values(dedupe(rows.slice(i, i + ROWS_PER_INSERT)))
-        .onConflict((c) =>
-          c.column('id').doUpdateSet((eb) => {
-            const set: Record<string, unknown> = {
-              seq: eb.ref('excluded.seq'),
-              channel_id: eb.ref('excluded.channel_id'),
-              published_at: eb.ref('excluded.published_at'),
-              title: eb.ref('excluded.title'),
-              description: eb.ref('excluded.description'),
-              search_text: eb.ref('excluded.search_text'),
-              attrs: eb.ref('excluded.attrs'),
-            };
-            if (table === 'media_channels') {
-              set.owner_principal = eb.ref('excluded.owner_principal' as any);
-              set.content_owner = eb.ref('excluded.content_owner' as any);
-            }
-            return set as any;
-          }),
-        )
-        .execute();
-    }
+/** An upsert of one table: a row whose key is stored already has every other column replaced. */
+function upsertOf(table: keyof Database, key: readonly string[], columns: readonly string[]): HotRows {
+  const replaced = columns.filter((c) => !key.includes(c));
+  return new HotRows(ROWS_PER_INSERT, columns, (db: Db, rows) =>
+    db
+      .insertInto(table)
+      .values(rows as any)
+      .onConflict((c) => c.columns(key as any).doUpdateSet((eb) => Object.fromEntries(replaced.map((col) => [col, eb.ref(`excluded.${col}` as any)])) as any)),
+  );
+}
+
+const MEDIA_COLUMNS = ['id', 'seq', 'channel_id', 'published_at', 'title', 'description', 'search_text', 'attrs'] as const;
+const UPSERT = {
+  media_resources: upsertOf('media_resources', ['type', 'id'], ['type', 'id', 'resource']),
+  media_content_owners: upsertOf('media_content_owners', ['id'], ['id', 'seq', 'display_name', 'linked_principals', 'resource']),
+  media_channels: upsertOf('media_channels', ['id'], [...MEDIA_COLUMNS, 'owner_principal', 'content_owner']),
+  media_videos: upsertOf('media_videos', ['id'], MEDIA_COLUMNS),
+  media_playlists: upsertOf('media_playlists', ['id'], MEDIA_COLUMNS),
+};
+
+/**
+ * Upserts entries' rows into one table, ROWS_PER_INSERT at a time, their values laid out flat
+ * straight from the entries (`value(entry)` pushes one row's, in the upsert's column order).
+ */
+async function upsertRows(trx: Db, upsert: HotRows, entries: NormalizedEntry[], value: (e: NormalizedEntry, out: unknown[]) => void): Promise<void> {
+  for (let i = 0; i < entries.length; i += upsert.rows) {
+    const values: unknown[] = [];
+    for (let k = i; k < Math.min(entries.length, i + upsert.rows); k++) value(entries[k], values);
+    await upsert.execute(trx, values);
   }
 }
 
-/** A multi-row upsert may not name one id twice (PostgreSQL): the last entry for an id wins. */
-function dedupe<T extends { id: string }>(rows: T[]): T[] {
-  const byId = new Map<string, T>();
-  for (const r of rows) byId.set(r.id, r);
-  return byId.size === rows.length ? rows : [...byId.values()];
+/** Upserts normalized entries (any mix of types) with one change sequence number. */
+export async function writeEntries(trx: Db, entries: NormalizedEntry[], seq: number): Promise<void> {
+  const owners: NormalizedEntry[] = [];
+  const withResource: NormalizedEntry[] = [];
+  const byTable = { media_channels: [] as NormalizedEntry[], media_videos: [] as NormalizedEntry[], media_playlists: [] as NormalizedEntry[] };
+  for (const e of lastOfEach(entries)) {
+    if (e.type === 'contentOwner') owners.push(e);
+    else {
+      byTable[TABLE_OF[e.type]].push(e);
+      withResource.push(e);
+    }
+  }
+  await upsertRows(trx, UPSERT.media_resources, withResource, (e, out) => void out.push(e.type, e.row.id, e.row.resource));
+  await upsertRows(trx, UPSERT.media_content_owners, owners, (e, out) => {
+    const r = e.row as Extract<NormalizedEntry, { type: 'contentOwner' }>['row'];
+    out.push(r.id, seq, r.display_name, r.linked_principals, r.resource);
+  });
+  const media = (e: NormalizedEntry, out: unknown[]) => {
+    const r = e.row as CatalogRow;
+    out.push(r.id, seq, r.channel_id, r.published_at, r.title, r.description, r.search_text, r.attrs);
+  };
+  await upsertRows(trx, UPSERT.media_channels, byTable.media_channels, (e, out) => {
+    media(e, out);
+    const r = e.row as Extract<NormalizedEntry, { type: 'channel' }>['row'];
+    out.push(r.owner_principal, r.content_owner);
+  });
+  await upsertRows(trx, UPSERT.media_videos, byTable.media_videos, media);
+  await upsertRows(trx, UPSERT.media_playlists, byTable.media_playlists, media);
+}
+
+/**
+ * The last entry of each type and id, in the order their first appeared: a multi-row upsert may
+ * not name one row twice (PostgreSQL), and the last entry for an id wins.
+ */
+function lastOfEach(entries: NormalizedEntry[]): NormalizedEntry[] {
+  const byKey = new Map<string, NormalizedEntry>();
+  for (const e of entries) byKey.set(`${e.type}:${e.row.id}`, e);
+  return byKey.size === entries.length ? entries : [...byKey.values()];
 }
 
 /** The references of a batch that neither the batch nor the store satisfies. */
