@@ -93,29 +93,46 @@ function lowerBoundIn(docs: Int32Array, lo: number, hi: number, target: number):
 }
 
 /**
- * First position whose document is >= d, for a candidate out of order (a walk in score order): a
- * word's long list is searched through its samples (every SAMPLE-th document, made at its first
- * such search and kept while the list is unchanged), then within one run of SAMPLE documents,
- * where a binary search of tens of thousands of documents costs several cache misses at a million
- * documents. Other lists (phrases, unions: made for one search) get a plain binary search.
+ * First position whose document is >= d, for a candidate out of order (a walk in score order). A
+ * word's long list gets a table by document number (made at its first such search, kept while
+ * the list is unchanged): bucket b holds the position of the list's first document >= b << shift,
+ * the buckets being about PER_BUCKET documents of the list wide, so a search reads one table entry
+ * and then a run of the list a cache line or two long. A binary search of tens of thousands of
+ * documents costs a dozen dependent reads and mispredicted branches, some of them cache misses at
+ * a million documents. Other lists (phrases, unions: made for one search) get a binary search.
  */
 export function seek(l: List, d: number): number {
-  if (l.term === undefined || l.n < SAMPLED_MIN) return lowerBound(l.docs, l.n, d);
-  let samples = sampled.get(l.docs);
-  // a word's list only grows at its end (a changed document is a new one): new samples when it has
-  if (!samples || samples.n !== l.n) {
-    const at = new Int32Array(Math.ceil(l.n / SAMPLE));
-    for (let k = 0; k < at.length; k++) at[k] = l.docs[k * SAMPLE];
-    sampled.set(l.docs, (samples = { n: l.n, at }));
-  }
-  // the first sample >= d: the answer is after the sample before it, at most at this one
-  const k = lowerBound(samples.at, samples.at.length, d);
-  if (k === 0) return 0;
-  return lowerBoundIn(l.docs, (k - 1) * SAMPLE + 1, Math.min(k * SAMPLE, l.n), d);
+  if (l.term === undefined || l.n < TABLE_MIN) return lowerBound(l.docs, l.n, d);
+  let t = tables.get(l.docs);
+  // a word's list only grows at its end (a changed document is a new one): a new table when it has
+  if (!t || t.n !== l.n) tables.set(l.docs, (t = bucketTable(l.docs, l.n)));
+  const b = d >>> t.shift;
+  if (b + 1 >= t.first.length) return d > l.docs[l.n - 1] ? l.n : lowerBound(l.docs, l.n, d);
+  return lowerBoundIn(l.docs, t.first[b], t.first[b + 1], d);
 }
-const SAMPLE = 16;
-const SAMPLED_MIN = 1024;
-const sampled = new WeakMap<Int32Array, { n: number; at: Int32Array }>();
+const PER_BUCKET = 8;
+const TABLE_MIN = 1024;
+interface BucketTable {
+  n: number;
+  shift: number;
+  /** first[b]: the position of the first document >= b << shift (n past the last). */
+  first: Int32Array;
+}
+const tables = new WeakMap<Int32Array, BucketTable>();
+
+function bucketTable(docs: Int32Array, n: number): BucketTable {
+  const span = docs[n - 1] + 1;
+  const shift = 31 - Math.clz32(Math.max(1, Math.floor((span * PER_BUCKET) / n)));
+  const buckets = (docs[n - 1] >>> shift) + 2;
+  const first = new Int32Array(buckets);
+  let b = 0;
+  for (let pos = 0; pos < n; pos++) {
+    const of = docs[pos] >>> shift;
+    while (b <= of) first[b++] = pos;
+  }
+  while (b < buckets) first[b++] = n;
+  return { n, shift, first };
+}
 
 /** First position >= `from` whose document is >= target (galloping then binary search). */
 export function advance(docs: Int32Array, n: number, from: number, target: number): number {
