@@ -5,7 +5,7 @@ import { PairIndex, type PairState } from './pairs.ts';
 import { PostingBlock } from './postingBlock.ts';
 import type { Dense } from './postingLists.ts';
 import { staticScoreOf } from './scoring.ts';
-import { words } from './text.ts';
+import { WordIds } from './text.ts';
 import type { MediaRow } from '../../../platform/store/schema.ts';
 
 /**
@@ -410,6 +410,14 @@ export class SearchIndex {
   #posCursor = new Int32Array(1024);
   readonly #docTerms: number[] = [];
   readonly #docWords = new Int32Array(MAX_POSITIONS);
+  /**
+   * A field's words as term ids (see text.ts WordIds: no string per word), and the title's words
+   * (`titles`). `words` may give one word more than it is asked for (a run of letters ending at
+   * an unspaced character, see unicodeWords): room for all of them.
+   */
+  readonly #wordIds = new WordIds((w) => this.#termId(w));
+  readonly #fieldIds = new Int32Array(256);
+  readonly #titleWords: string[] = [];
   #docLength = 0;
   /** The postings of a bulk load not yet in the terms' lists (see `beginBulk`). */
   #block: PostingBlock | undefined;
@@ -583,11 +591,16 @@ export class SearchIndex {
     this.#pushText(cutCodePoints(row.description, DESCRIPTION_KEPT));
     // Text: title (weighted), then tags/custom URL, then the start of the description.
     this.#docLength = 0;
-    const titleWords = words(row.title, TITLE_WORDS);
+    const wordIds = this.#wordIds;
+    const ids = this.#fieldIds;
+    const titleCount = wordIds.ids(row.title, TITLE_WORDS, ids);
+    const titleWords = this.#titleWords;
+    titleWords.length = titleCount;
+    for (let k = 0; k < titleCount; k++) titleWords[k] = wordIds.wordOf(ids[k]);
     this.titles[d] = titleWords.join(' ');
-    let len = this.#field(d, titleWords, TITLE_WEIGHT);
-    if (row.search_text) len += this.#field(d, words(row.search_text, SEARCH_TEXT_WORDS), 1);
-    if (row.description) len += this.#field(d, words(row.description, DESCRIPTION_WORDS), 1);
+    let len = this.#field(d, ids, titleCount, TITLE_WEIGHT);
+    if (row.search_text) len += this.#field(d, ids, wordIds.ids(row.search_text, SEARCH_TEXT_WORDS, ids), 1);
+    if (row.description) len += this.#field(d, ids, wordIds.ids(row.description, DESCRIPTION_WORDS, ids), 1);
     this.docLen[d] = Math.min(len, 65535);
     this.totalLen += len;
     // each term's posting with room for its positions, then the positions in document order
@@ -637,9 +650,10 @@ export class SearchIndex {
     this.#block = undefined;
   }
 
-  #field(d: number, ws: string[], weight: number): number {
-    for (const w of ws) {
-      const t = this.#termId(w);
+  /** Counts a field's words (their term ids, `ids[0, count)`) in document `d`; how many. */
+  #field(d: number, ids: Int32Array, count: number, weight: number): number {
+    for (let i = 0; i < count; i++) {
+      const t = ids[i];
       if (this.#lastDoc[t] !== d) {
         this.#lastDoc[t] = d;
         this.#tfScratch[t] = 0;
@@ -651,7 +665,7 @@ export class SearchIndex {
       this.#docWords[this.#docLength++] = t;
     }
     this.#docWords[this.#docLength++] = FIELD_BREAK;
-    return ws.length;
+    return count;
   }
 
   /** Makes the records (RECORD) again from the columns: after every change, before any search. */

@@ -69,3 +69,177 @@ export function unicodeWords(text: string, max = Infinity): string[] {
   }
   return out;
 }
+
+/**
+ * How the indexer's scan (`WordIds.ids`) reads a code unit below FOLD_TABLE_SIZE: the code of
+ * its folded form when that is one letter or digit (of no unspaced script), SEPARATOR when its
+ * folded form is not empty and holds no letter nor digit, else UNSAFE (a mark, which joins what
+ * is around it, or a fold of several characters). Made from `fold` itself, character by
+ * character. Latin text (ASCII, Latin-1, Latin Extended) folds character by character: NFKD
+ * decomposes each into a base and marks (reordering moves marks only), the marks go, and lower
+ * case maps each letter alone (its one context rule, the final sigma, is Greek's); so the words
+ * of such text are the runs of word characters of the table. Any other code unit sends the
+ * text to `words`.
+ */
+const FOLD_TABLE_SIZE = 0x300;
+const SEPARATOR = -1;
+const UNSAFE = -2;
+let foldTable: Int32Array | undefined;
+function makeFoldTable(): Int32Array {
+  const table = new Int32Array(FOLD_TABLE_SIZE);
+  const wordChar = /[\p{L}\p{N}]/u;
+  for (let c = 0; c < FOLD_TABLE_SIZE; c++) {
+    const f = fold(String.fromCharCode(c));
+    if (f.length === 1 && wordChar.test(f) && !UNSPACED.test(f)) table[c] = f.charCodeAt(0);
+    else if (f.length > 0 && !wordChar.test(f)) table[c] = SEPARATOR;
+    else table[c] = UNSAFE;
+  }
+  return table;
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+/** The final mix of a word's hash (FNV-1a's low bits are weak for short words). */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h;
+}
+
+/**
+ * Word -> id for the indexer: the ids of a text's `words` without making a string per word.
+ * Latin text (see makeFoldTable) is scanned once: each word is folded, hashed and looked up in
+ * an open-addressing table as it is read, and a string is made only for a word the table has
+ * not seen; other text is split by `words` and its words looked up in the same table. `resolve`
+ * gives an unseen word its id (the caller's numbering: the table learns words as they come).
+ */
+export class WordIds {
+  readonly #resolve: (word: string) => number;
+  /** Open addressing, linear probing: entry + 1 (0: empty), at most half full. */
+  #slots = new Int32Array(1 << 12);
+  #hashes = new Int32Array(1 << 11);
+  #ids = new Int32Array(1 << 11);
+  #entries: string[] = [];
+  /** The caller's id -> its word (for every id this table gave). */
+  readonly #words: string[] = [];
+  readonly #fold: Int32Array;
+
+  constructor(resolve: (word: string) => number) {
+    this.#resolve = resolve;
+    this.#fold = foldTable ??= makeFoldTable();
+  }
+
+  /** The word of an id this table gave. */
+  wordOf(id: number): string {
+    return this.#words[id];
+  }
+
+  /** The ids of `words(text, max)`, written to `out` (at least `max` long, or `words`' count); how many. */
+  ids(text: string, max: number, out: Int32Array): number {
+    const n = this.#scan(text, max, out);
+    if (n >= 0) return n;
+    const ws = words(text, max);
+    for (let i = 0; i < ws.length; i++) out[i] = this.#idOfString(ws[i]);
+    return ws.length;
+  }
+
+  /** The scan of Latin text; -1 at a code unit it does not fold (the caller splits the text with `words`). */
+  #scan(text: string, max: number, out: Int32Array): number {
+    const table = this.#fold;
+    const len = text.length;
+    let n = 0;
+    let i = 0;
+    while (i < len) {
+      const c = text.charCodeAt(i);
+      if (c >= FOLD_TABLE_SIZE) return -1;
+      const f = table[c];
+      if (f === SEPARATOR) {
+        i++;
+        continue;
+      }
+      if (f === UNSAFE) return -1;
+      // a word: its first MAX_WORD_LENGTH folded characters hashed, the rest skipped
+      const start = i;
+      let h = FNV_OFFSET;
+      let g = f;
+      for (;;) {
+        if (i - start < MAX_WORD_LENGTH) h = Math.imul(h ^ g, FNV_PRIME);
+        if (++i === len) break;
+        const d = text.charCodeAt(i);
+        if (d >= FOLD_TABLE_SIZE) return -1;
+        g = table[d];
+        if (g === UNSAFE) return -1;
+        if (g === SEPARATOR) break;
+      }
+      out[n++] = this.#idOfRun(text, start, Math.min(i - start, MAX_WORD_LENGTH), mix(h));
+      if (n >= max) return n;
+    }
+    return n;
+  }
+
+  /** The id of the word folded from `text[start, start + length)` (all word characters of the table), hash `h`. */
+  #idOfRun(text: string, start: number, length: number, h: number): number {
+    const table = this.#fold;
+    const mask = this.#slots.length - 1;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const e = this.#slots[s] - 1;
+      if (e < 0) break;
+      if (this.#hashes[e] !== h) continue;
+      const w = this.#entries[e];
+      if (w.length !== length) continue;
+      let k = 0;
+      while (k < length && w.charCodeAt(k) === table[text.charCodeAt(start + k)]) k++;
+      if (k === length) return this.#ids[e];
+    }
+    let w = '';
+    for (let k = 0; k < length; k++) w += String.fromCharCode(table[text.charCodeAt(start + k)]);
+    return this.#add(w, h);
+  }
+
+  #idOfString(w: string): number {
+    let h = FNV_OFFSET;
+    for (let k = 0; k < w.length; k++) h = Math.imul(h ^ w.charCodeAt(k), FNV_PRIME);
+    h = mix(h);
+    const mask = this.#slots.length - 1;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const e = this.#slots[s] - 1;
+      if (e < 0) break;
+      if (this.#hashes[e] === h && this.#entries[e] === w) return this.#ids[e];
+    }
+    return this.#add(w, h);
+  }
+
+  #add(w: string, h: number): number {
+    const id = this.#resolve(w);
+    const e = this.#entries.length;
+    if (e === this.#hashes.length) {
+      const hashes = new Int32Array(e * 2);
+      hashes.set(this.#hashes);
+      this.#hashes = hashes;
+      const ids = new Int32Array(e * 2);
+      ids.set(this.#ids);
+      this.#ids = ids;
+    }
+    this.#entries.push(w);
+    this.#hashes[e] = h;
+    this.#ids[e] = id;
+    this.#words[id] = w;
+    if (2 * (e + 1) > this.#slots.length) {
+      const slots = new Int32Array(this.#slots.length * 2);
+      const mask = slots.length - 1;
+      for (let x = 0; x <= e; x++) {
+        let s = this.#hashes[x] & mask;
+        while (slots[s]) s = (s + 1) & mask;
+        slots[s] = x + 1;
+      }
+      this.#slots = slots;
+    } else {
+      const mask = this.#slots.length - 1;
+      let s = h & mask;
+      while (this.#slots[s]) s = (s + 1) & mask;
+      this.#slots[s] = e + 1;
+    }
+    return id;
+  }
+}
