@@ -1,6 +1,6 @@
 // The searches of a posting list that a walk in score order makes: `seek` (through the list's
-// samples) must find what a binary search of the whole list finds, for every list size and
-// target, also after the list grew in place.
+// table by document number) must find what a binary search of the whole list finds, for every
+// list size and target, also after the list grew in place.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { list, lowerBound, seek } from '../../src/services/media/search/postingLists.ts';
@@ -18,7 +18,7 @@ function ascending(n: number, gap: number, seed: number, room = 0): Int32Array {
 }
 
 describe('posting lists: seek', () => {
-  test('finds the first document >= the target as a binary search does, for lists below, at and above the sampled size', () => {
+  test('finds the first document >= the target as a binary search does, for lists below and above the size that gets a table', () => {
     for (const n of [0, 1, 15, 16, 17, 1023, 1024, 1025, 1040, 4096, 30_001]) {
       const docs = ascending(n, 9, n + 1);
       const word = list({ docs, n }, 1, false, undefined, 7);
@@ -29,7 +29,7 @@ describe('posting lists: seek', () => {
     }
   });
 
-  test('a list that grew in place (a word found in new documents) is sampled again', () => {
+  test('a list that grew in place (a word found in new documents) gets a new table', () => {
     const docs = ascending(2000, 5, 3, 2000);
     const word = list({ docs, n: 2000 }, 1, false, undefined, 3);
     const end = docs[1999];

@@ -6,6 +6,7 @@ import { containsRun, phraseDocs, phraseTf } from './phrases.ts';
 import { advance, denseOf, holds, type List, list, rankIn, seek, unionOf } from './postingLists.ts';
 import { knownRank, orderKey, rankOf } from './rankings.ts';
 import { bm25Of, idfOf, K1, LANGUAGE_BOOST, phraseIdf } from './scoring.ts';
+import type { TopK } from './topK.ts';
 import { phraseChampion, termChampion } from './topDocuments.ts';
 
 /**
@@ -94,8 +95,8 @@ export interface SearchPlan {
   keyOf(d: number, bm25: number, staticScore?: number): number;
   /** The document's language boost. */
   boostOf(d: number): number;
-  /** The page of a ranking `reach` deep, with the total. */
-  finish(ranked: number[], total: number): Ranked;
+  /** The page of the ranking a strategy kept (its best `reach`), with the total. */
+  finish(ranked: TopK, total: number): Ranked;
   /** Puts every list's cursor back at its start (after a strategy that moved them). */
   resetCursors(): void;
 }
@@ -143,7 +144,7 @@ export function planSearch(index: SearchIndex, query: SearchQuery): SearchPlan |
     if (order !== 'relevance') return orderKey(index, order, d);
     return (bm25 + (staticScore ?? recordScores[d * RECORD.words + RECORD.staticScore])) * boostOf(d);
   };
-  const finish = (ranked: number[], total: number): Ranked => ({ docs: ranked.slice(q.offset, q.offset + q.limit), total, hasMore: q.offset + q.limit < Math.min(total, q.maxReachable) });
+  const finish = (ranked: TopK, total: number): Ranked => ({ docs: ranked.ranks(q.offset, Math.min(q.offset + q.limit, reach)), total, hasMore: q.offset + q.limit < Math.min(total, q.maxReachable) });
   const resetCursors = () => {
     for (const req of required) for (const l of req.lists) l.pos = 0;
     for (const l of excluded) l.pos = 0;

@@ -65,7 +65,7 @@ function fromChampionsBestFirst(p: SearchPlan): Ranked | undefined {
   }
   const size = textClauses[0].atoms.reduce((n, a) => n + a.list.n, 0);
   index.stats.champions++;
-  return finish(topK.sorted().slice(0, reach), Math.max(matched, Math.round((matched * size) / Math.max(1, seen.size))));
+  return finish(topK, Math.max(matched, Math.round((matched * size) / Math.max(1, seen.size))));
 }
 
 /**
@@ -126,5 +126,5 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
   }
   const total = complete ? matched : Math.max(matched, Math.round((matched * best.size) / Math.max(1, best.n)));
   index.stats.champions++;
-  return finish(topK.sorted().slice(0, reach), total);
+  return finish(topK, total);
 }

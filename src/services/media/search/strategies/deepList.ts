@@ -51,5 +51,5 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
     return undefined;
   }
   index.stats.deep++;
-  return finish(topK.sorted().slice(0, reach), complete ? matched : Math.max(matched, Math.round((matched * l.n) / Math.max(1, i))));
+  return finish(topK, complete ? matched : Math.max(matched, Math.round((matched * l.n) / Math.max(1, i))));
 }

@@ -84,5 +84,5 @@ function walk(p: SearchPlan, next: () => number, length: number, budget: number,
   // Stopped early: the total is estimated from the share of documents walked (the API's totalResults is approximate too).
   const total = ended ? matched : Math.max(matched, Math.round((matched * length) / Math.max(1, i)));
   index.stats.walk++;
-  return finish(topK.sorted().slice(0, reach), total);
+  return finish(topK, total);
 }

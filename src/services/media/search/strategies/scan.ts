@@ -56,5 +56,5 @@ export function byScan(p: SearchPlan): Ranked {
   }
   if (skipped) total += Math.round((skipped * total) / Math.max(1, checked));
   index.stats.scan++;
-  return finish(skipByPlace ? topK.sorted().slice(0, reach) : topK.sorted(), total);
+  return finish(topK, total);
 }
