@@ -41,11 +41,16 @@ describe('media WordIds (the indexer\'s word ids) give exactly the words of `wor
     assert.ok(texts > 20_000);
   });
 
-  test('every code unit below 0x400, alone and between letters (marks join, separators split, foldings)', () => {
+  test('every code unit of the folded ranges and around them, alone and between letters (marks join, separators split, foldings, unspaced scripts)', () => {
     const wordsOf = table();
-    for (let c = 0; c < 0x400; c++) {
+    const units: number[] = [];
+    for (let c = 0; c < 0x600; c++) units.push(c);
+    for (let c = 0x2f00; c < 0x3200; c++) units.push(c);
+    for (let c = 0x4d00; c < 0xa100; c += c < 0x4f00 || c > 0x9f00 ? 1 : 7) units.push(c);
+    for (let c = 0xa100; c < 0x10000; c += 61) units.push(c);
+    for (const c of units) {
       const ch = String.fromCharCode(c);
-      for (const s of [ch, `ab${ch}cd`, `Ab ${ch}Cd`, `${ch}${ch}x${ch}`, `x ${ch} ${'y'.repeat(70)}${ch}`, `e${ch}\u0301s ${ch}`])
+      for (const s of [ch, `ab${ch}cd`, `Ab ${ch}Cd`, `${ch}${ch}x${ch}`, `x ${ch} ${'y'.repeat(70)}${ch}`, `e${ch}\u0301s ${ch}`, `音${ch}ab${ch}楽x`, `ー${ch}が${ch}`])
         for (const max of MAXES) assert.deepEqual(wordsOf(s, max), words(s, max), `U+${c.toString(16)} in ${JSON.stringify(s)} max ${max}`);
     }
   });
@@ -55,12 +60,13 @@ describe('media WordIds (the indexer\'s word ids) give exactly the words of `wor
     const units = [
       ...'aZ9 _-.,\'"\u0000\t\nxyzXYZ0123456789', 'é', 'É', 'ñ', 'ç', 'ß', 'Æ', 'ø', 'ı', 'İ', 'Ǆ', 'ǅ', 'ŉ', 'ª', 'º', '²', '¼', 'µ', '\u00a0', '×', '·', '¿',
       '\u0301', '\u0308', '\u0327', '\u20dd', 'K', 'Ω', 'Σ', 'σ', 'ς', 'ﬁ', 'Ａ', '①', '音', '楽', 'ひ', 'が', 'ー', 'ラ', '々', 'ไทย', 'ก', '한', '\ud800', '\udc00',
-      '\ud840\udc00', '\ud83d\ude00', 'x'.repeat(MAX_WORD_LENGTH - 1), 'Y'.repeat(MAX_WORD_LENGTH + 1), 'café', 'CAFE\u0301',
+      'ン', 'й', 'Й', 'ё', 'П', 'Ѐ', 'ΣΑΣ', 'ΌΣ', 'ｶ', 'ﾞ', 'ゝ', '〆', '、', '。', '\u3000', '\u3099', '〱', '漢字', 'ab音', '音ab', '\ud840\udc00', '\ud83d\ude00', 'x'.repeat(MAX_WORD_LENGTH - 1), 'Y'.repeat(MAX_WORD_LENGTH + 1), 'café', 'CAFE\u0301',
     ];
     const text = fc.oneof(
       fc.array(fc.constantFrom(...units), { maxLength: 120 }).map((a) => a.join('')),
       fc.string({ unit: 'binary', maxLength: 300 }),
-      fc.string({ unit: fc.integer({ min: 0, max: 0x3ff }).map((c) => String.fromCharCode(c)), maxLength: 200 }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0x5ff }).map((c) => String.fromCharCode(c)), maxLength: 200 }),
+      fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7f }), fc.integer({ min: 0x2ff0, max: 0x3110 }), fc.integer({ min: 0x4e00, max: 0x4e20 })).map((c) => String.fromCharCode(c)), maxLength: 200 }),
     );
     fc.assert(
       fc.property(text, fc.integer({ min: 1, max: 120 }), (s, max) => {

@@ -72,27 +72,37 @@ export function unicodeWords(text: string, max = Infinity): string[] {
 
 /**
  * How the indexer's scan (`WordIds.ids`) reads a code unit below FOLD_TABLE_SIZE: the code of
- * its folded form when that is one letter or digit (of no unspaced script), SEPARATOR when its
- * folded form is not empty and holds no letter nor digit, else UNSAFE (a mark, which joins what
- * is around it, or a fold of several characters). Made from `fold` itself, character by
- * character. Latin text (ASCII, Latin-1, Latin Extended) folds character by character: NFKD
- * decomposes each into a base and marks (reordering moves marks only), the marks go, and lower
- * case maps each letter alone (its one context rule, the final sigma, is Greek's); so the words
- * of such text are the runs of word characters of the table. Any other code unit sends the
- * text to `words`.
+ * its folded form when that is one letter or digit (with UNSPACED_CHAR when of an unspaced
+ * script), SEPARATOR when its folded form is not empty and holds no letter nor digit, else
+ * UNSAFE (a mark, which joins what is around it, or a fold of several characters). Made from
+ * `fold` itself, character by character, for Latin (ASCII, Latin-1, Latin Extended), Cyrillic,
+ * kana and the CJK punctuation, and the CJK ideographs (the rest is UNSAFE, Greek too). Such text
+ * folds character by character: NFKD decomposes each into a base and marks (reordering moves
+ * marks only), the marks go, and lower case maps each letter alone (its one context rule, the
+ * final sigma, is Greek's, which is left out);
+ * so the words of such text are its runs of word characters, each unspaced one a word of its
+ * own. Any other code unit sends the text to `words`.
  */
-const FOLD_TABLE_SIZE = 0x300;
+const FOLD_TABLE_SIZE = 0xa000;
+const FOLDED_RANGES: [number, number][] = [
+  [0, 0x300],
+  [0x400, 0x530],
+  [0x3000, 0x3100],
+  [0x4e00, 0xa000],
+];
 const SEPARATOR = -1;
 const UNSAFE = -2;
+const UNSPACED_CHAR = 1 << 16;
 let foldTable: Int32Array | undefined;
 function makeFoldTable(): Int32Array {
-  const table = new Int32Array(FOLD_TABLE_SIZE);
+  const table = new Int32Array(FOLD_TABLE_SIZE).fill(UNSAFE);
   const wordChar = /[\p{L}\p{N}]/u;
-  for (let c = 0; c < FOLD_TABLE_SIZE; c++) {
-    const f = fold(String.fromCharCode(c));
-    if (f.length === 1 && wordChar.test(f) && !UNSPACED.test(f)) table[c] = f.charCodeAt(0);
-    else if (f.length > 0 && !wordChar.test(f)) table[c] = SEPARATOR;
-    else table[c] = UNSAFE;
+  for (const [from, to] of FOLDED_RANGES) {
+    for (let c = from; c < to; c++) {
+      const f = fold(String.fromCharCode(c));
+      if (f.length === 1 && wordChar.test(f)) table[c] = f.charCodeAt(0) | (UNSPACED.test(f) ? UNSPACED_CHAR : 0);
+      else if (f.length > 0 && !wordChar.test(f)) table[c] = SEPARATOR;
+    }
   }
   return table;
 }
@@ -109,7 +119,7 @@ function mix(h: number): number {
 
 /**
  * Word -> id for the indexer: the ids of a text's `words` without making a string per word.
- * Latin text (see makeFoldTable) is scanned once: each word is folded, hashed and looked up in
+ * Text the table folds (see makeFoldTable) is scanned once: each word is folded, hashed and looked up in
  * an open-addressing table as it is read, and a string is made only for a word the table has
  * not seen; other text is split by `words` and its words looked up in the same table. `resolve`
  * gives an unseen word its id (the caller's numbering: the table learns words as they come).
@@ -144,7 +154,12 @@ export class WordIds {
     return ws.length;
   }
 
-  /** The scan of Latin text; -1 at a code unit it does not fold (the caller splits the text with `words`). */
+  /**
+   * The scan of text the table folds (see makeFoldTable); -1 at a code unit it does not (the
+   * caller splits the text with `words`). A run of letters is split at each unspaced character,
+   * a word of its own; as in unicodeWords, the run before an unspaced character and the character
+   * are both taken before the count is checked against `max` (so one word more may be given).
+   */
   #scan(text: string, max: number, out: Int32Array): number {
     const table = this.#fold;
     const len = text.length;
@@ -159,7 +174,13 @@ export class WordIds {
         continue;
       }
       if (f === UNSAFE) return -1;
-      // a word: its first MAX_WORD_LENGTH folded characters hashed, the rest skipped
+      if (f >= UNSPACED_CHAR) {
+        out[n++] = this.#idOfRun(text, i, 1, mix(Math.imul(FNV_OFFSET ^ (f & 0xffff), FNV_PRIME)));
+        i++;
+        if (n >= max) return n;
+        continue;
+      }
+      // a word (up to a separator or an unspaced character): its first MAX_WORD_LENGTH folded characters hashed, the rest skipped
       const start = i;
       let h = FNV_OFFSET;
       let g = f;
@@ -170,15 +191,19 @@ export class WordIds {
         if (d >= FOLD_TABLE_SIZE) return -1;
         g = table[d];
         if (g === UNSAFE) return -1;
-        if (g === SEPARATOR) break;
+        if (g === SEPARATOR || g >= UNSPACED_CHAR) break;
       }
       out[n++] = this.#idOfRun(text, start, Math.min(i - start, MAX_WORD_LENGTH), mix(h));
+      if (i < len && g >= UNSPACED_CHAR) {
+        out[n++] = this.#idOfRun(text, i, 1, mix(Math.imul(FNV_OFFSET ^ (g & 0xffff), FNV_PRIME)));
+        i++;
+      }
       if (n >= max) return n;
     }
     return n;
   }
 
-  /** The id of the word folded from `text[start, start + length)` (all word characters of the table), hash `h`. */
+  /** The id of the word folded from `text[start, start + length)` (word characters of the table), hash `h`. */
   #idOfRun(text: string, start: number, length: number, h: number): number {
     const table = this.#fold;
     const mask = this.#slots.length - 1;
@@ -189,11 +214,11 @@ export class WordIds {
       const w = this.#entries[e];
       if (w.length !== length) continue;
       let k = 0;
-      while (k < length && w.charCodeAt(k) === table[text.charCodeAt(start + k)]) k++;
+      while (k < length && w.charCodeAt(k) === (table[text.charCodeAt(start + k)] & 0xffff)) k++;
       if (k === length) return this.#ids[e];
     }
     let w = '';
-    for (let k = 0; k < length; k++) w += String.fromCharCode(table[text.charCodeAt(start + k)]);
+    for (let k = 0; k < length; k++) w += String.fromCharCode(table[text.charCodeAt(start + k)] & 0xffff);
     return this.#add(w, h);
   }
 
