@@ -532,7 +532,8 @@ export class SearchIndex {
   upsert(kind: MediaKind, row: IndexRow): void {
     this.dropOrderings();
     this.geoCells = undefined;
-    this.clearScored();
+    // nothing derived is held during a build: no clearing of empty maps per row
+    if (this.dense.size || this.deepLists.size || this.impacts.size) this.clearScored();
     if (this.phrases.size) this.clearPhrases();
     const docOf = this.#docOf[KIND_CODE[kind]];
     const old = docOf.get(row.id);
@@ -572,7 +573,10 @@ export class SearchIndex {
     this.rating[d] = a[10];
     this.views[d] = a[11];
     this.likes[d] = a[12];
-    this.language[d] = this.languages.id(a[13].split('-')[0]);
+    // the language's primary subtag (up to the first '-'), without split's array
+    const language = a[13];
+    const dash = language.indexOf('-');
+    this.language[d] = this.languages.id(dash < 0 ? language : language.slice(0, dash));
     this.developer[d] = this.developers.id(a[15]);
     this.count[d] = a[17] ?? 0;
     this.channelDocs[channel].push(d, 1);
