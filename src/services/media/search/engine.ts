@@ -27,6 +27,8 @@ export class MediaSearch implements MediaSearchEngine {
   #version: CatalogVersion = { epoch: 0, seq: 0 };
   /** The version read that the callers of this turn wait for (it starts at the end of the turn). */
   #nextRead: Promise<void> | undefined;
+  /** Changes at the start and at the end of each change to the index (odd while one is under way): a search made before a read knows whether it is still current. */
+  #stamp = 0;
   /** The last catch-up asked for: they run one after the other, in the order of their reads. */
   #catchingUp: Promise<void> = Promise.resolve();
   #onProgress: ((loaded: number) => void) | undefined;
@@ -63,6 +65,7 @@ export class MediaSearch implements MediaSearchEngine {
 
   /** Changes the thresholds that choose how searches are answered (tests, benchmarks); kept by every index built after. */
   tune(tuning: Partial<SearchTuning>): void {
+    this.#stamp += 2;
     const t = this.#index.tuning;
     const champions = (tuning.championMinDf ?? t.championMinDf) !== t.championMinDf || (tuning.champions ?? t.champions) !== t.champions;
     Object.assign(t, tuning);
@@ -90,6 +93,16 @@ export class MediaSearch implements MediaSearchEngine {
   /** Loads what version `v` holds that the index does not (nothing when the index is at `v` or later). */
   async #catchUp(v: CatalogVersion): Promise<void> {
     if (v.epoch === this.#version.epoch && v.seq <= this.#version.seq) return;
+    this.#stamp++;
+    try {
+      await this.#load(v);
+    } finally {
+      this.#stamp++;
+    }
+  }
+
+  /** The catch-up itself: a snapshot, else the rows written after the index's version (all of them for a new epoch). */
+  async #load(v: CatalogVersion): Promise<void> {
     // the index is not changed while a snapshot of it is being written
     await this.#saving;
     const snapshotFile = await this.#snapshotFile;
@@ -171,8 +184,30 @@ export class MediaSearch implements MediaSearchEngine {
     }
   }
 
+  /**
+   * The search is made while its version read is on its way (on PostgreSQL a round trip during
+   * which nothing else would run: at 8 concurrent callers a sixth of each turn), on the index as
+   * it is; the read then only confirms that the index was current, else the search is made again
+   * on the index caught up. Made only once the read is sent (it is started by an earlier
+   * setImmediate), and never while a catch-up is changing the index (`#stamp` odd).
+   */
   async search(q: SearchQuery): Promise<SearchResult> {
-    await this.refresh();
+    const current = this.refresh();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const stamp = this.#stamp;
+    let early: SearchResult | undefined;
+    if (stamp % 2 === 0) {
+      try {
+        early = this.#answer(q);
+      } catch {
+        // made again below, on the index caught up (where an error is the caller's)
+      }
+    }
+    await current;
+    return early && this.#stamp === stamp ? early : this.#answer(q);
+  }
+
+  #answer(q: SearchQuery): SearchResult {
     const index = this.#index;
     const ranked = evaluate(index, q);
     // titles and descriptions come from the index (the same catalogue version as the ranking): no store read
