@@ -201,3 +201,24 @@ describe('media search: phrases from positions and from the pair index', () => {
     }
   });
 });
+
+describe('media search: a document at every field limit', () => {
+  let f: FixtureStore;
+  before(async () => {
+    f = await openFixture();
+  });
+  after(() => f.close());
+
+  test('a field whose last words are a run of letters and a CJK character (one word over its limit) is indexed whole, its phrases found', async () => {
+    // words() takes the run and the character together before it checks the limit: 101 title words,
+    // 101 tag words and 49 description words, the most positions a document can have
+    const title = `${'a '.repeat(99)}b漢`;
+    const tags = [...Array.from({ length: 99 }, (_, i) => `t${i}`), 'k漢'];
+    const description = `${'c '.repeat(47)}zeta漢`;
+    await load(f.store, [video('vidAtLimit1', title, { channelId: CH_BIG, tags, description })]);
+    const found = async (q: string) => (await f.media.engine.search(query({ q: parseQuery(q) }))).hits.map((h) => h.id);
+    assert.deepEqual(await found('"zeta漢"'), ['vidAtLimit1'], 'the last two words of the description');
+    assert.deepEqual(await found('"b漢"'), ['vidAtLimit1'], 'the last two words of the title');
+    assert.ok((await found('rock')).length > 3, 'the rest of the catalogue is still searched');
+  });
+});

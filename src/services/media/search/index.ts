@@ -29,9 +29,11 @@ const DESCRIPTION_WORDS = 48;
 /**
  * Word positions in a document: its title's words, a break, its tags' words, a break, its
  * description's words, a break (a break takes a position, so no phrase spans two fields). They
- * fit in a byte (TermPostings.pos).
+ * fit in a byte (TermPostings.pos). A field may give one word more than its count: `words` takes
+ * a run of letters and the unspaced character after it (kana, CJK) together before it checks
+ * its limit.
  */
-const MAX_POSITIONS = TITLE_WORDS + SEARCH_TEXT_WORDS + DESCRIPTION_WORDS + 3;
+const MAX_POSITIONS = TITLE_WORDS + 1 + SEARCH_TEXT_WORDS + 1 + DESCRIPTION_WORDS + 1 + 3;
 if (MAX_POSITIONS > 256) throw new Error('word positions must fit in a byte');
 const FIELD_BREAK = -1;
 /**
