@@ -248,22 +248,25 @@ const COLUMNS = [
 ] as const;
 export type Column = (typeof COLUMNS)[number];
 
+/**
+ * Each document's record words (RECORD) along a list of a term's best documents, read there by
+ * the searches that walk it, where the records cost a cache miss per document at a million
+ * documents: its length (with the term's frequency, its BM25 for the term), its gate word and its
+ * popularity + freshness (its ranking key when another clause adds to its BM25). Valid until the
+ * index changes (such lists are made again or dropped then).
+ */
+export interface RecordWords {
+  length: Uint16Array;
+  gate: Uint32Array;
+  staticScore: Float32Array;
+}
+
 /** A term's (or phrase's) best documents by its BM25 + popularity and freshness, ascending, with their term frequencies; the last one's score; its highest BM25. */
-export interface Champion {
+export interface Champion extends RecordWords {
   docs: Int32Array;
   tf: Uint8Array;
   /** Each one's BM25 + popularity and freshness. */
   score: Float64Array;
-  /**
-   * Each one's length (RECORD.length: with `tf`, its BM25 for the term) and gate word
-   * (RECORD.gate), read along the list, where the records cost a cache miss per document at a
-   * million documents. Valid until the index changes (champion lists are made again after each
-   * refresh, a phrase's dropped with the phrase).
-   */
-  length: Uint16Array;
-  gate: Uint32Array;
-  /** Each one's popularity + freshness (RECORD.staticScore), for its ranking key when another clause adds to its BM25. */
-  staticScore: Float32Array;
   /** Positions in `docs`, best score first (see topDocuments.ts `bestFirst`; made at first use). */
   bestFirst?: Int32Array;
   threshold: number;
@@ -271,13 +274,10 @@ export interface Champion {
 }
 
 /** A term's best documents by some score, best first, with the best score left out (-Infinity: none); see topDocuments.ts `deepList`. */
-export interface DeepList {
+export interface DeepList extends RecordWords {
   docs: Int32Array;
-  /** The term's frequency and the length of each document (its BM25 for the term), its gate word and popularity + freshness (see Champion; deep lists are dropped on any change). */
+  /** The term's frequency in each document. */
   tf: Uint8Array;
-  length: Uint16Array;
-  gate: Uint32Array;
-  staticScore: Float32Array;
   scores: Float64Array;
   cutoff: number;
 }

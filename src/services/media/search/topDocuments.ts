@@ -1,4 +1,4 @@
-import { type Champion, type DeepList, type Postings, RECORD, type SearchIndex } from './index.ts';
+import { type Champion, type DeepList, type Postings, RECORD, type RecordWords, type SearchIndex } from './index.ts';
 import type { List } from './postingLists.ts';
 import { phraseTf } from './phrases.ts';
 import { bm25Of, idfOf, phraseIdf } from './scoring.ts';
@@ -57,9 +57,7 @@ export function deepList(index: SearchIndex, key: string, p: Postings, score: (d
   const list: DeepList = {
     docs,
     tf: Uint8Array.from(order, (i) => best.tf[i]),
-    length: Uint16Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.length]),
-    gate: Uint32Array.from(docs, (d) => index.records[d * RECORD.words + RECORD.gate]),
-    staticScore: Float32Array.from(docs, (d) => index.recordScores[d * RECORD.words + RECORD.staticScore]),
+    ...recordWordsOf(index, docs),
     scores: Float64Array.from(order, (i) => best.scores[i]),
     cutoff: best.cutoff,
   };
@@ -180,19 +178,28 @@ function championOf(index: SearchIndex, pdocs: Int32Array, ptf: Uint8Array, n: n
   const docs = new Int32Array(size);
   const tf = new Uint8Array(size);
   const score = new Float64Array(size);
-  const length = new Uint16Array(size);
-  const gate = new Uint32Array(size);
-  const staticScore = new Float32Array(size);
   for (let j = 0; j < size; j++) {
     const i = byDoc[j] % size;
-    const d = (docs[j] = best.docs[i]);
+    docs[j] = best.docs[i];
     tf[j] = best.tf[i];
     score[j] = best.scores[i];
-    length[j] = records[d * W + RECORD.length];
-    gate[j] = records[d * W + RECORD.gate];
-    staticScore[j] = recordScores[d * W + RECORD.staticScore];
   }
-  return { docs, tf, score, length, gate, staticScore, threshold: best.threshold, maxBm25 };
+  return { docs, tf, score, ...recordWordsOf(index, docs), threshold: best.threshold, maxBm25 };
+}
+
+/** The record words a list of documents carries (see RecordWords). */
+function recordWordsOf(index: SearchIndex, docs: Int32Array): RecordWords {
+  const { records, recordScores } = index;
+  const length = new Uint16Array(docs.length);
+  const gate = new Uint32Array(docs.length);
+  const staticScore = new Float32Array(docs.length);
+  for (let j = 0; j < docs.length; j++) {
+    const r = docs[j] * RECORD.words;
+    length[j] = records[r + RECORD.length];
+    gate[j] = records[r + RECORD.gate];
+    staticScore[j] = recordScores[r + RECORD.staticScore];
+  }
+  return { length, gate, staticScore };
 }
 
 let scoreScratch = new Float64Array(0);
