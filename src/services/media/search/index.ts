@@ -6,6 +6,7 @@ import { PostingBlock } from './postingBlock.ts';
 import type { Dense } from './postingLists.ts';
 import { staticScoreOf } from './scoring.ts';
 import { WordIds } from './text.ts';
+import { type GrowableArray, grown } from './typedArrays.ts';
 import type { MediaRow } from '../../../platform/store/schema.ts';
 
 /**
@@ -124,12 +125,8 @@ export class Postings {
   }
   push(doc: number, tf: number): void {
     if (this.n === this.docs.length) {
-      const docs = new Int32Array(this.n * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const t = new Uint8Array(this.n * 2);
-      t.set(this.tf);
-      this.tf = t;
+      this.docs = grown(this.docs, this.n * 2);
+      this.tf = grown(this.tf, this.n * 2);
     }
     this.docs[this.n] = doc;
     this.tf[this.n++] = tf > 255 ? 255 : tf;
@@ -160,20 +157,12 @@ export class TermPostings extends Postings {
   }
   /** Appends a posting with room for `count` positions; where they go in `pos`. */
   add(doc: number, tf: number, count: number): number {
-    if (this.n === this.at.length) {
-      const at = new Int32Array(this.n * 2);
-      at.set(this.at);
-      this.at = at;
-    }
+    if (this.n === this.at.length) this.at = grown(this.at, this.n * 2);
     this.at[this.n] = this.posN;
     this.push(doc, tf);
     const start = this.posN;
     this.posN += count;
-    if (this.posN > this.pos.length) {
-      const pos = new Uint8Array(Math.max(this.pos.length * 2, this.posN));
-      pos.set(this.pos.subarray(0, start));
-      this.pos = pos;
-    }
+    if (this.posN > this.pos.length) this.pos = grown(this.pos, Math.max(this.pos.length * 2, this.posN), start);
     return start;
   }
   /** Makes room for `postings` more postings holding `positions` positions in all (see `append`). */
@@ -181,20 +170,11 @@ export class TermPostings extends Postings {
     const need = this.n + postings;
     if (need > this.docs.length) {
       const cap = Math.max(this.docs.length * 2, need);
-      const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
-        const b = new (a.constructor as any)(cap) as T;
-        b.set(a.subarray(0, this.n) as any);
-        return b;
-      };
-      this.docs = grow(this.docs);
-      this.tf = grow(this.tf);
-      this.at = grow(this.at);
+      this.docs = grown(this.docs, cap, this.n);
+      this.tf = grown(this.tf, cap, this.n);
+      this.at = grown(this.at, cap, this.n);
     }
-    if (this.posN + positions > this.pos.length) {
-      const pos = new Uint8Array(Math.max(this.pos.length * 2, this.posN + positions));
-      pos.set(this.pos.subarray(0, this.posN));
-      this.pos = pos;
-    }
+    if (this.posN + positions > this.pos.length) this.pos = grown(this.pos, Math.max(this.pos.length * 2, this.posN + positions), this.posN);
   }
   /** Appends a posting and its `count` positions (from `from[start]` on), in room `reserve` made: as `add` then writing its positions. */
   append(doc: number, tf: number, from: Uint8Array, start: number, count: number): void {
@@ -453,11 +433,7 @@ export class SearchIndex {
 
   #grow(min: number): void {
     const cap = Math.max(1024, this.capacity * 2, min);
-    const grow = <T extends Uint8Array | Uint16Array | Int32Array | Uint32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as any)(cap) as T;
-      b.set(a as any);
-      return b;
-    };
+    const grow = <T extends GrowableArray>(a: T): T => grown(a, cap);
     this.kind = grow(this.kind);
     this.alive = grow(this.alive);
     this.flags = grow(this.flags);
@@ -488,8 +464,7 @@ export class SearchIndex {
   #pushText(s: string): number {
     // at most 3 bytes per UTF-16 code unit
     if (this.textLength + 3 * s.length > this.text.length) {
-      const b = new Uint8Array(Math.max(this.text.length * 2, this.textLength + 3 * s.length));
-      b.set(this.text.subarray(0, this.textLength));
+      const b = grown(this.text, Math.max(this.text.length * 2, this.textLength + 3 * s.length), this.textLength);
       this.text = b;
       this.#textBuffer = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     }
@@ -519,11 +494,7 @@ export class SearchIndex {
 
   /** Grows the per-term scratch to `terms` terms (keeping what it holds: a document being added may have counted some). */
   #termScratch(terms: number): void {
-    const grow = <T extends Int32Array | Uint16Array>(a: T, fill: number): T => {
-      const b = new (a.constructor as any)(terms).fill(fill) as T;
-      b.set(a as any);
-      return b;
-    };
+    const grow = <T extends Int32Array | Uint16Array>(a: T, fill: number): T => grown(a, terms).fill(fill, a.length) as T;
     this.#lastDoc = grow(this.#lastDoc, -1);
     this.#tfScratch = grow(this.#tfScratch, 0);
     this.#countScratch = grow(this.#countScratch, 0);

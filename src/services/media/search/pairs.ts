@@ -1,4 +1,5 @@
 import type { TermPostings } from './index.ts';
+import { grown } from './typedArrays.ts';
 
 /**
  * The pair index (the "phrase index for common word pairs" of combined phrase indexes): for every
@@ -25,11 +26,7 @@ export class DocList {
   /** Appends `doc` unless it is already the last one. */
   add(doc: number): void {
     if (this.n && this.docs[this.n - 1] === doc) return;
-    if (this.n === this.docs.length) {
-      const docs = new Int32Array(this.n * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-    }
+    if (this.n === this.docs.length) this.docs = grown(this.docs, this.n * 2);
     this.docs[this.n++] = doc;
   }
   trim(): void {

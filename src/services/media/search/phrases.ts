@@ -1,6 +1,7 @@
 import type { QueryAtom } from '../catalog/types.ts';
 import type { SearchIndex, TermPostings } from './index.ts';
 import { advance } from './postingLists.ts';
+import { grown } from './typedArrays.ts';
 
 /**
  * Phrases: the documents holding words adjacent and in order, from positional postings (each
@@ -75,11 +76,7 @@ function phraseMatches(index: SearchIndex, ids: number[]): Int32Array {
       to[w] = l.end(c);
     }
     if (!adjacent(lists, listOf, from, to)) continue;
-    if (n === out.length) {
-      const grown = new Int32Array(Math.min(driver.n, n * 2));
-      grown.set(out);
-      out = grown;
-    }
+    if (n === out.length) out = grown(out, Math.min(driver.n, n * 2));
     out[n++] = d;
   }
   return out.slice(0, n);

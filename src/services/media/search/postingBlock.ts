@@ -1,4 +1,5 @@
 import type { TermPostings } from './index.ts';
+import { grown } from './typedArrays.ts';
 
 /** Entries (a term in a document) a block holds before it is added to the terms' lists. */
 const BLOCK_ENTRIES = 1 << 20;
@@ -43,17 +44,12 @@ export class PostingBlock {
     if (this.#n + entries <= this.#term.length && this.#posN + positions <= this.#pos.length) return;
     if (this.#term.length < this.#capacity) {
       const size = Math.min(this.#capacity, this.#term.length * 2);
-      const grow = <T extends Int32Array | Uint16Array | Uint8Array>(a: T, length: number, used: number): T => {
-        const b = new (a.constructor as any)(length) as T;
-        b.set(a.subarray(0, used) as any);
-        return b;
-      };
-      this.#term = grow(this.#term, size, this.#n);
-      this.#doc = grow(this.#doc, size, this.#n);
-      this.#tf = grow(this.#tf, size, this.#n);
-      this.#count = grow(this.#count, size, this.#n);
-      this.#posStart = grow(this.#posStart, size, this.#n);
-      this.#pos = grow(this.#pos, size * 4, this.#posN);
+      this.#term = grown(this.#term, size, this.#n);
+      this.#doc = grown(this.#doc, size, this.#n);
+      this.#tf = grown(this.#tf, size, this.#n);
+      this.#count = grown(this.#count, size, this.#n);
+      this.#posStart = grown(this.#posStart, size, this.#n);
+      this.#pos = grown(this.#pos, size * 4, this.#posN);
       return this.#makeRoom(postings, entries, positions);
     }
     this.flushInto(postings);

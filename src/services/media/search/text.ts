@@ -1,3 +1,5 @@
+import { grown } from './typedArrays.ts';
+
 /**
  * Text folding and word splitting shared by the indexer and the query parser, so that a query
  * word and a catalogue word compare equal exactly when their folded forms do.
@@ -239,12 +241,8 @@ export class WordIds {
     const id = this.#resolve(w);
     const e = this.#entries.length;
     if (e === this.#hashes.length) {
-      const hashes = new Int32Array(e * 2);
-      hashes.set(this.#hashes);
-      this.#hashes = hashes;
-      const ids = new Int32Array(e * 2);
-      ids.set(this.#ids);
-      this.#ids = ids;
+      this.#hashes = grown(this.#hashes, e * 2);
+      this.#ids = grown(this.#ids, e * 2);
     }
     this.#entries.push(w);
     this.#hashes[e] = h;
