@@ -91,6 +91,12 @@ export interface SearchPlan {
    * list carries them: its documents' records are then never read).
    */
   match(d: number, fresh: boolean, known?: number, knownBm25?: number, gate?: number, length?: number): number;
+  /**
+   * When `match` asks nothing of a document of the only query clause's own list (`known` 0) but its
+   * gate word (alive, kind, rating: no other requirement, exclusion or filter that reads a column):
+   * that check, which then decides exactly as `match` would. Else undefined.
+   */
+  gateOnly: ((gate: number) => boolean) | undefined;
   /** The document's ranking key (bigger ranks first); `staticScore`: its popularity + freshness, when the caller has it (RECORD). */
   keyOf(d: number, bm25: number, staticScore?: number): number;
   /** The document's language boost. */
@@ -128,7 +134,7 @@ export function planSearch(index: SearchIndex, query: SearchQuery): SearchPlan |
   const scoring = order === 'relevance';
   const avgLen = index.averageLength;
   const language = q.relevanceLanguage ? index.languages.find(q.relevanceLanguage.toLowerCase().split('-')[0]) : -1;
-  const match = matcherOf(index, q, filter, required, excluded);
+  const { match, gateOnly } = matcherOf(index, q, filter, required, excluded);
   // Title order: by each document's place in the title ordering when that is built (numbers compare
   // faster than titles; the same order, see rankings.ts `ordering`), else by the titles themselves.
   // Exact orders: each document's place in the order's ranking is its key (the same order as its
@@ -168,6 +174,7 @@ export function planSearch(index: SearchIndex, query: SearchQuery): SearchPlan |
     byTitle,
     floor: -Infinity,
     match,
+    gateOnly,
     keyOf,
     boostOf,
     finish,
@@ -326,8 +333,8 @@ function requirementsOf(index: SearchIndex, q: SearchQuery, reach: number, f: Fi
   return { required, textClauses, excluded };
 }
 
-/** SearchPlan.match for a filter and requirements. */
-function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requirement[], excluded: List[]): SearchPlan['match'] {
+/** SearchPlan.match (and gateOnly) for a filter and requirements. */
+function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requirement[], excluded: List[]): Pick<SearchPlan, 'match' | 'gateOnly'> {
   const { kindMask, flagMask, flagValue, maxRating, after, before, show, videoFilter, duration, videoType, liveState, category, developer, region, loc, locLat, locLng, cosLocLat, maxAngle } = f;
   const scoring = q.order === 'relevance';
   const avgLen = index.averageLength;
@@ -340,9 +347,11 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
     if (ok === undefined) regionOk.set(l, (ok = index.regionSet(l).has(region!)));
     return ok;
   };
-  return (d: number, fresh: boolean, known = -1, knownBm25 = 0, g = records[d * W], length = records[d * W + RECORD.length]): number => {
-    // alive, kind, rating and flags from one word (RECORD.gate, the record's first; a caller may have it from a champion or deep list)
-    if (!(g & 1) || !((g >>> 1) & kindMask) || ((g >>> 4) & 3) > maxRating || ((g >>> 8) & flagMask) !== flagValue) return -1;
+  // alive, kind, rating and flags from one word (RECORD.gate, the record's first; a caller may have it from a champion or deep list)
+  const passes = (g: number): boolean => (g & 1) !== 0 && ((g >>> 1) & kindMask) !== 0 && ((g >>> 4) & 3) <= maxRating && ((g >>> 8) & flagMask) === flagValue;
+  const onlyTheGate = !dated && !show && !videoFilter && region === undefined && excluded.length === 0 && required[0]?.scored === true && required.every((r, i) => i === 0 || r.implied);
+  const match = (d: number, fresh: boolean, known = -1, knownBm25 = 0, g = records[d * W], length = records[d * W + RECORD.length]): number => {
+    if (!passes(g)) return -1;
     if (dated) {
       const p = published[d];
       if (p < after || p > before) return -1;
@@ -409,6 +418,7 @@ function matcherOf(index: SearchIndex, q: SearchQuery, f: Filter, required: Requ
     }
     return bm25;
   };
+  return { match, gateOnly: onlyTheGate ? passes : undefined };
 }
 
 /** The list of a query atom (a word, or a phrase's documents), undefined when nothing holds it. */

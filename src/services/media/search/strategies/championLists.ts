@@ -101,22 +101,25 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
     }
   });
   if (!best) return undefined;
-  const topK = new TopK(index, reach + 1, false);
-  let matched = 0;
   const { tf, idf, clause, champ } = best;
   // the only clause's champion scores are the candidates' keys (before the language boost)
   const score = textClauses.length === 1 ? best.score : undefined;
-  // champion lists and their unions are ascending: the other lists' cursors only move forward
-  for (let i = 0; i < best.n; i++) {
-    const d = best.docs[i];
-    const bm25 = champ
-      ? match(d, false, clause, bm25Of(idf, champ.tf[i], champ.length[i], avgLen), champ.gate[i], champ.length[i])
-      : tf
-        ? match(d, false, clause, bm25Of(idf, tf[i], index.records[d * RECORD.words + RECORD.length], avgLen))
-        : match(d, false);
-    if (bm25 < 0) continue;
-    matched++;
-    topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25, champ?.staticScore[i]));
+  const topK = new TopK(index, reach + 1, false);
+  let matched = 0;
+  if (champ && score && p.gateOnly) matched = bestOfChampion(p, champ, topK, p.gateOnly);
+  else {
+    // champion lists and their unions are ascending: the other lists' cursors only move forward
+    for (let i = 0; i < best.n; i++) {
+      const d = best.docs[i];
+      const bm25 = champ
+        ? match(d, false, clause, bm25Of(idf, champ.tf[i], champ.length[i], avgLen), champ.gate[i], champ.length[i])
+        : tf
+          ? match(d, false, clause, bm25Of(idf, tf[i], index.records[d * RECORD.words + RECORD.length], avgLen))
+          : match(d, false);
+      if (bm25 < 0) continue;
+      matched++;
+      topK.offer(d, score ? score[i] * boostOf(d) : keyOf(d, bm25, champ?.staticScore[i]));
+    }
   }
   const complete = best.bound === -Infinity;
   if (!complete && !(topK.full && topK.worstKey > best.bound * maxBoost)) {
@@ -127,4 +130,26 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
   const total = complete ? matched : Math.max(matched, Math.round((matched * best.size) / Math.max(1, best.n)));
   index.stats.champions++;
   return finish(topK, total);
+}
+
+/**
+ * `fromChampions` over the only query clause's champion list when a document's gate word alone
+ * decides whether it matches (SearchPlan.gateOnly): the same heap and count as offering every
+ * document of the list, from a walk best score first that stops once no document left can enter
+ * the heap (the page of a frequent term: a few dozen of its 2,048 documents), and a count of the
+ * gate words that pass. Returns that count.
+ */
+function bestOfChampion(p: SearchPlan, champ: Champion, topK: TopK, passes: (gate: number) => boolean): number {
+  const { maxBoost, boostOf } = p;
+  const { docs, gate, score } = champ;
+  let matched = 0;
+  for (let i = 0; i < gate.length; i++) if (passes(gate[i])) matched++;
+  const order = bestFirst(champ);
+  for (let j = 0; j < order.length; j++) {
+    const i = order[j];
+    // (a hair above the bound, against rounding in sums taken in another order)
+    if (topK.full && score[i] * maxBoost * (1 + 1e-9) < topK.worstKey) break;
+    if (passes(gate[i])) topK.offer(docs[i], score[i] * boostOf(docs[i]));
+  }
+  return matched;
 }
