@@ -284,6 +284,37 @@ describe('media search engine: durability and change', () => {
     }
   });
 
+  test('titles and descriptions come back as written in every script (and cut at 161 code points), also from a saved index', async () => {
+    let f = await openFixture();
+    try {
+      const long = '🎵'.repeat(200);
+      const cases: [string, string, string][] = [
+        ['vidTextAsc1', 'Plain zyxascii title', 'Plain description.'],
+        ['vidTextLat1', 'Café olé ñandú ÿ zyxlatin', 'Été à Zürich: ß, ½, «»'],
+        ['vidTextCjk1', 'Plain zyxwide title', '音楽のライブ'],
+        ['vidTextEmj1', '🎸 zyxemoji 🎵', ''],
+        ['vidTextOdd1', `zyxlong ${'x'.repeat(987)} 💿`, long],
+        ['vidTextDsh1', 'Dash – zyxdash', 'Ŀ ŉ Ω д'],
+      ];
+      await load(f.store, cases.map(([id, title, description]) => video(id, title, { description })));
+      const check = async () => {
+        for (const [id, title, description] of cases) {
+          const word = title.match(/zyx\w+/)![0];
+          const hit = (await f.media.engine.search(query({ q: parseQuery(word) }))).hits.find((h) => h.id === id);
+          assert.ok(hit, `${id} found by ${word}`);
+          assert.equal(hit.title, title);
+          assert.equal(hit.description, [...description].slice(0, 161).join(''));
+        }
+      };
+      await check();
+      await (f.media.engine as MediaSearch).saved();
+      f = await f.reopen();
+      await check();
+    } finally {
+      await f.close();
+    }
+  });
+
   test('after writes, the exact orders are ranked by merging the added documents into the rankings before: the same as sorting them all again', async () => {
     const f = await openFixture();
     try {

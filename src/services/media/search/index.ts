@@ -42,7 +42,14 @@ const FIELD_BREAK = -1;
  * snippet's truncation (response.ts) cuts the kept text exactly as it would cut the whole.
  */
 const DESCRIPTION_KEPT = DESCRIPTION_LIMIT + 1;
-const utf8 = new TextEncoder();
+/**
+ * The word before each document's text (SearchIndex.text): bit 0 its width (UTF-16), bits 1-9
+ * the description's length in code units (at most 2 x DESCRIPTION_KEPT), bits 10-31 the title's
+ * (titles are at most 1,000 characters, catalog/format.ts).
+ */
+const TEXT_HEADER = { bytes: 4, wide: 1, descriptionShift: 1, descriptionMax: 0x1ff, titleShift: 10 } as const;
+/** A character at or above U+0100 (the document's text is then kept in UTF-16). */
+const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 /** Bounds of the phrase cache: phrases, and document numbers over all of them (4 bytes each). */
 const PHRASE_CACHE_ENTRIES = 512;
 const PHRASE_CACHE_INTS = 8 << 20;
@@ -224,7 +231,7 @@ class Interner {
 /** The per-document columns (typed arrays indexed by document number). */
 const COLUMNS = [
   'kind', 'alive', 'flags', 'published', 'channel', 'duration', 'category', 'videoType', 'liveState', 'concurrent', 'lat', 'lng',
-  'allowed', 'blocked', 'rating', 'views', 'likes', 'language', 'developer', 'count', 'docLen', 'textStart', 'titleBytes',
+  'allowed', 'blocked', 'rating', 'views', 'likes', 'language', 'developer', 'count', 'docLen', 'textStart',
 ] as const;
 export type Column = (typeof COLUMNS)[number];
 
@@ -302,9 +309,8 @@ export class SearchIndex {
   developer = new Int32Array(0);
   count = new Float64Array(0);
   docLen = new Uint16Array(0);
-  /** Where the document's title (UTF-8, `titleBytes` long) starts in `text`; its description (cut, see DESCRIPTION_KEPT) follows up to the next document's start. */
+  /** Where the document's title and (cut, see DESCRIPTION_KEPT) description are in `text` (see there). */
   textStart = new Float64Array(0);
-  titleBytes = new Int32Array(0);
   /**
    * What a search reads of every candidate, in one record of four 32-bit words per document (at a
    * million documents, each column read costs a cache miss; a record is one): see RECORD. Derived
@@ -317,12 +323,18 @@ export class SearchIndex {
   titles: string[] = [];
 
   /**
-   * The titles and descriptions results show, UTF-8, document after document: a page of results
-   * needs no store read (at a million videos, 25 lookups in a 2.7 GB database cost 0.2 - 0.4 ms,
-   * a quarter of a search). Outside the JS heap (a typed array), so the collector never walks it.
+   * The titles and descriptions results show, document after document: a page of results needs
+   * no store read (at a million videos, 25 lookups in a 2.7 GB database cost 0.2 - 0.4 ms, a
+   * quarter of a search). Outside the JS heap (a typed array), so the collector never walks it.
+   * Each document's is one piece that a result makes into strings with a copy, not a decoding
+   * (UTF-8's was a fifth of a search's time at a million videos): a word (TEXT_HEADER) with the
+   * title's and the description's lengths in UTF-16 code units and their width, then the title
+   * and the description, in Latin-1 (one byte a character) when every character of both is below
+   * U+0100, else in UTF-16 (two bytes a code unit, little-endian, at an even offset). One read
+   * finds all of it, where the lengths in a column of their own cost another cache miss.
    */
   text: Uint8Array = new Uint8Array(1 << 16);
-  /** `text` as a Buffer (the same bytes): its UTF-8 decoding of a short range costs a third of TextDecoder's. */
+  /** `text` as a Buffer (the same bytes), for its Latin-1 and UTF-16 strings. */
   #textBuffer = Buffer.from(this.text.buffer, this.text.byteOffset, this.text.byteLength);
   textLength = 0;
   totalLen = 0;
@@ -456,29 +468,45 @@ export class SearchIndex {
     this.count = grow(this.count);
     this.docLen = grow(this.docLen);
     this.textStart = grow(this.textStart);
-    this.titleBytes = grow(this.titleBytes);
     this.capacity = cap;
   }
 
-  /** Appends a string's UTF-8 to `text`; its length in bytes. */
-  #pushText(s: string): number {
-    // at most 3 bytes per UTF-16 code unit
-    if (this.textLength + 3 * s.length > this.text.length) {
-      const b = grown(this.text, Math.max(this.text.length * 2, this.textLength + 3 * s.length), this.textLength);
+  /** Appends document `d`'s title and description to `text` (see there). */
+  #pushText(d: number, title: string, description: string): void {
+    const wide = NOT_LATIN1.test(title) || NOT_LATIN1.test(description);
+    const width = wide ? 2 : 1;
+    // a wide document starts at an even offset (its code units are then aligned)
+    const start = this.textLength + (wide ? this.textLength & 1 : 0);
+    const end = start + TEXT_HEADER.bytes + width * (title.length + description.length);
+    if (end > this.text.length) {
+      const b = grown(this.text, Math.max(this.text.length * 2, end), this.textLength);
       this.text = b;
       this.#textBuffer = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     }
-    const { written } = utf8.encodeInto(s, this.text.subarray(this.textLength));
-    this.textLength += written;
-    return written;
+    const buf = this.#textBuffer;
+    buf.writeUInt32LE(((title.length << TEXT_HEADER.titleShift) | (description.length << TEXT_HEADER.descriptionShift) | (wide ? TEXT_HEADER.wide : 0)) >>> 0, start);
+    const encoding = wide ? 'utf16le' : 'latin1';
+    const at = start + TEXT_HEADER.bytes;
+    buf.write(title, at, encoding);
+    buf.write(description, at + width * title.length, encoding);
+    this.textStart[d] = start;
+    this.textLength = end;
   }
 
   /** The document's title and (cut) description, as the results show them. */
   textOf(d: number): { title: string; description: string } {
+    const buf = this.#textBuffer;
     const start = this.textStart[d];
-    const mid = start + this.titleBytes[d];
-    const end = d + 1 < this.n ? this.textStart[d + 1] : this.textLength;
-    return { title: this.#textBuffer.toString('utf8', start, mid), description: this.#textBuffer.toString('utf8', mid, end) };
+    const header = buf.readUInt32LE(start);
+    const titleUnits = header >>> TEXT_HEADER.titleShift;
+    const descriptionUnits = (header >>> TEXT_HEADER.descriptionShift) & TEXT_HEADER.descriptionMax;
+    const at = start + TEXT_HEADER.bytes;
+    if (header & TEXT_HEADER.wide) {
+      const mid = at + 2 * titleUnits;
+      return { title: buf.toString('utf16le', at, mid), description: buf.toString('utf16le', mid, mid + 2 * descriptionUnits) };
+    }
+    const mid = at + titleUnits;
+    return { title: buf.toString('latin1', at, mid), description: buf.toString('latin1', mid, mid + descriptionUnits) };
   }
 
   #termId(word: string): number {
@@ -563,9 +591,7 @@ export class SearchIndex {
         p.push(d, 1);
       }
     }
-    this.textStart[d] = this.textLength;
-    this.titleBytes[d] = this.#pushText(row.title);
-    this.#pushText(cutCodePoints(row.description, DESCRIPTION_KEPT));
+    this.#pushText(d, row.title, cutCodePoints(row.description, DESCRIPTION_KEPT));
     // Text: title (weighted), then tags/custom URL, then the start of the description.
     this.#docLength = 0;
     const wordIds = this.#wordIds;

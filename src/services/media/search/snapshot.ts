@@ -19,8 +19,8 @@ import { DocList } from './pairs.ts';
  */
 
 const MAGIC = Buffer.from('CTMIDX01');
-/** 3: term postings carry their word positions, and the pair index is saved; the documents' token sequences are gone. */
-const FORMAT = 3;
+/** 3: term postings carry their word positions, and the pair index is saved; the documents' token sequences are gone. 4: a document's text is Latin-1 or UTF-16 after a header word, not UTF-8 (SearchIndex.text). */
+const FORMAT = 4;
 const FLUSH = 16 << 20;
 /** SHA-256 of everything before it, the header's offset and length (float64 each), MAGIC. */
 const TRAILER = 32 + 16 + 8;
