@@ -4,6 +4,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kyse
 import type pg from 'pg';
 import type { Database } from './schema.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { preparedStatements } from './hotQuery.ts';
 import { migrateToLatest } from './migrations.ts';
 import { openSqlite } from './sqlite.ts';
 
@@ -41,6 +42,7 @@ export class Store {
       const pool = new pg.Pool({
         connectionString: opts.databaseUrl,
         max: 10,
+        Client: preparingClient(pg),
         // int8 columns (our epoch-millisecond times) as numbers; they stay far below 2^53.
         types: { getTypeParser: (oid: number, format?: any) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) },
       } as pg.PoolConfig);
@@ -106,6 +108,20 @@ export class Store {
 export type Tx = Kysely<Database>;
 
 const DATA_VERSION = CompiledQuery.raw('PRAGMA data_version');
+
+/**
+ * The pool's connection class: a hot query's text (see HotQuery, `preparedStatements`) runs as
+ * its named prepared statement, parsed by the server once per connection; any other as given.
+ */
+function preparingClient(pg: typeof import('pg').default): typeof pg.Client {
+  return class PreparingClient extends pg.Client {
+    // Kysely's PostgreSQL driver calls query(text, values)
+    override query(config: any, values?: any, callback?: any): any {
+      const name = typeof config === 'string' ? preparedStatements.get(config) : undefined;
+      return name ? super.query({ name, text: config, values }, callback) : super.query(config, values, callback);
+    }
+  };
+}
 
 /** The schema unqualified names resolve to (the first existing one on the `search_path`). */
 async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
