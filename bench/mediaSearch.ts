@@ -26,6 +26,7 @@ import { sql } from 'kysely';
 import { Store } from '../src/platform/store/store.ts';
 import { generateInto, storeTarget } from '../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../src/services/media/catalog/generator.ts';
+import { versionReader } from '../src/services/media/catalog/versionReader.ts';
 import { MediaSearch } from '../src/services/media/search/engine.ts';
 import { evaluate } from '../src/services/media/search/evaluate.ts';
 import { describeMixQuery, mediaQueryMix } from '../test/support/mediaQueryMix.ts';
@@ -126,7 +127,8 @@ async function runSize(size: number): Promise<SizeResult> {
     const cpu1 = process.cpuUsage();
     const pgCpu1 = pgCpuS();
     // kept catalogues keep a snapshot of the index too (built and saved by the first run, loaded by later ones)
-    const engine = new MediaSearch(store.db, { snapshotFile: keepDir && dataDir ? join(dataDir, 'cloudtwin.media-index') : undefined });
+    // the version reader the server's engine has (catalog/index.ts)
+    const engine = new MediaSearch(store.db, { snapshotFile: keepDir && dataDir ? join(dataDir, 'cloudtwin.media-index') : undefined, versionReader: versionReader(store) });
     const t1 = performance.now();
     await engine.refresh();
     const indexS = (performance.now() - t1) / 1000;
@@ -211,6 +213,7 @@ async function runSize(size: number): Promise<SizeResult> {
     const pgCpuPerQueryMs = ((pgCpuS() - phasePgCpu) * 1000) / all.length;
     const s = summarize(all);
     const strategies = Object.entries(engine.index.stats).map(([k, v]) => `${k} ${v - before[k as keyof typeof before]}`).join(', ');
+    await engine.close();
     return { size, generateS: kept ? NaN : generateS, indexS, dbMiB, heapMiB, arraysMiB, generateCpuS: kept ? NaN : generateCpuS, indexCpuS, generatePgCpuS, indexPgCpuS, p50: s.p50, p99: s.p99, qps: all.length / elapsed, cpuPerQueryMs, pgCpuPerQueryMs, classes, alone, aloneCpu, cold, coldCpu, slowest: slow.slice(0, 8), strategies };
   } finally {
     await store.close();

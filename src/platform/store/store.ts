@@ -26,12 +26,18 @@ export class Store {
   #schema = '';
   /** SQLite file: the last `PRAGMA data_version` read (undefined before the first). */
   #dataVersion: number | undefined;
+  #databaseUrl: string | undefined;
 
   private constructor(db: Kysely<Database>, dialect: Dialect, description: string, release: () => void = () => {}) {
     this.db = db;
     this.dialect = dialect;
     this.description = description;
     this.#release = release;
+  }
+
+  /** PostgreSQL: the URL it was opened with (for a connection of its own off the event loop, see media's versionReader.ts). */
+  get databaseUrl(): string | undefined {
+    return this.#databaseUrl;
   }
 
   static async open(opts: StoreOptions): Promise<Store> {
@@ -47,6 +53,7 @@ export class Store {
         types: { getTypeParser: (oid: number, format?: any) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) },
       } as pg.PoolConfig);
       store = new Store(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', 'postgres');
+      store.#databaseUrl = opts.databaseUrl;
     } else {
       let path = ':memory:';
       let release = () => {};

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Store } from '../../../platform/store/store.ts';
 import { MediaSearch } from '../search/engine.ts';
 import * as repo from './repository.ts';
+import { versionReader } from './versionReader.ts';
 import type { MediaCatalog, MediaSearchEngine } from './types.ts';
 
 export type { MediaCatalog, MediaSearchEngine } from './types.ts';
@@ -65,10 +66,10 @@ export function createMediaCatalog(store: Store, opts: MediaCatalogOptions = {})
   };
   // The index is saved (next to a SQLite database, in the data directory for PostgreSQL), so a
   // restart loads it and catches up with what changed since, instead of building it (search/snapshot.ts).
-  const engine = new MediaSearch(db, { snapshotFile: snapshotPath(store, opts) });
+  const engine = new MediaSearch(db, { snapshotFile: snapshotPath(store, opts), versionReader: versionReader(store) });
   // Build the index now, in the background, so the first search does not wait for it (a million
   // videos take tens of seconds); a search that comes earlier waits for this same build.
   const warm = engine.refresh().catch(() => {});
   // close waits for the start-up build and for a snapshot being written (no half-written file left behind)
-  return { catalog, engine, close: () => warm.then(() => engine.saved()) };
+  return { catalog, engine, close: () => warm.then(() => engine.close()) };
 }

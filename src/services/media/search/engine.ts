@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/store/schema.ts';
 import { type CatalogVersion, type MediaTable, readVersion } from '../catalog/repository.ts';
+import type { VersionReader } from '../catalog/versionReader.ts';
 import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult } from '../catalog/types.ts';
 import { evaluate } from './evaluate.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
@@ -33,6 +34,7 @@ export class MediaSearch implements MediaSearchEngine {
   #catchingUp: Promise<void> = Promise.resolve();
   #onProgress: ((loaded: number) => void) | undefined;
   readonly #snapshotFile: Promise<string | undefined>;
+  readonly #versionReader: VersionReader | undefined;
   #snapshotTried = false;
   #saving: Promise<void> = Promise.resolve();
   /** How the index was last brought up: from the store (`built`, `caught up` with changes) or a snapshot. */
@@ -41,11 +43,20 @@ export class MediaSearch implements MediaSearchEngine {
   /**
    * `snapshotFile`: where to keep a snapshot of the index (search/snapshot.ts) so a restart
    * loads it instead of building the index from every row; saved after each full build.
+   * `versionReader`: how the catalogue's version is read before each turn of searches
+   * (catalog/versionReader.ts; else through `db`); closed by `close`.
    */
-  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined> } = {}) {
+  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; versionReader?: VersionReader } = {}) {
     this.#db = db;
     this.#onProgress = opts.onProgress;
     this.#snapshotFile = Promise.resolve(opts.snapshotFile).catch(() => undefined);
+    this.#versionReader = opts.versionReader;
+  }
+
+  /** Waits for a snapshot being saved and ends the version reader. */
+  async close(): Promise<void> {
+    await this.#saving;
+    await this.#versionReader?.close();
   }
 
   /** Waits for a snapshot being saved (tests, shutdown). */
@@ -83,7 +94,7 @@ export class MediaSearch implements MediaSearchEngine {
     if (this.#nextRead) return this.#nextRead;
     const read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.#nextRead = undefined;
-      return readVersion(this.#db);
+      return this.#versionReader ? this.#versionReader.read() : readVersion(this.#db);
     });
     const caughtUp = this.#catchingUp.then(() => read).then((v) => this.#catchUp(v));
     this.#catchingUp = caughtUp.catch(() => {});
