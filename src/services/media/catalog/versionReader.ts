@@ -26,42 +26,53 @@ export function versionReader(store: Store): VersionReader {
   const viaStore = () => readVersion(store.db);
   const url = store.databaseUrl;
   if (store.dialect !== 'postgres' || !url) return { read: viaStore, close: async () => {} };
-  let client: Promise<pg.Client> | undefined;
+  /** The connection, with the reads under way on it. */
+  let client: Promise<{ c: RefCountedClient; reading: number }> | undefined;
   let closed = false;
   const connection = () =>
     (client ??= import('pg').then(async ({ default: pg }) => {
-      const c = new pg.Client({ connectionString: url, application_name: APPLICATION_NAME });
+      const c = new pg.Client({ connectionString: url, application_name: APPLICATION_NAME }) as RefCountedClient;
       // a lost connection fails the read under way (see below); the error event must not end the process
       c.on('error', () => {});
       await c.connect();
-      return c;
+      c.unref();
+      return { c, reading: 0 };
     }));
   const drop = () => {
-    const c = client;
+    const x = client;
     client = undefined;
-    c?.then((x) => x.end()).catch(() => {});
+    x?.then(({ c }) => c.end()).catch(() => {});
   };
   return {
     async read() {
       if (closed) return viaStore();
+      let x: { c: RefCountedClient; reading: number } | undefined;
       try {
-        const { rows } = await (await connection()).query<[string, string]>(VERSION);
+        x = await connection();
+        // the connection keeps the process alive only while a read is under way on it (an engine never closed holds no process open)
+        if (x.reading++ === 0) x.c.ref();
+        const { rows } = await x.c.query<[string, string]>(VERSION);
         const v = { epoch: 0, seq: 0 };
         for (const [name, value] of rows) if (name === 'epoch' || name === 'seq') v[name] = Number(value);
         return v;
       } catch {
         drop();
         return viaStore();
+      } finally {
+        if (x && --x.reading === 0) x.c.unref();
       }
     },
     async close() {
       closed = true;
-      const c = client;
+      const x = client;
       client = undefined;
-      await c?.then((x) => x.end()).catch(() => {});
+      await x?.then(({ c }) => c.end()).catch(() => {});
     },
   };
 }
+
+/** pg's Client has ref/unref (its socket's), as pg-pool's allowExitOnIdle uses them; its types do not say so. */
+type RefCountedClient = pg.Client & { ref(): void; unref(): void };
 
 /** The reader's connection as pg_stat_activity names it. */
 export const APPLICATION_NAME = 'cloudtwin media version';
