@@ -351,9 +351,13 @@ describe('media search engine: durability and change', () => {
     const f = await openFixture();
     try {
       const second = createMediaCatalog(f.store);
-      for (const order of ['relevance', 'date', 'title'] as const) {
-        const q = query({ q: parseQuery('rock|cooking'), order });
-        assert.deepEqual(await second.engine.search(q), await f.media.engine.search(q));
+      try {
+        for (const order of ['relevance', 'date', 'title'] as const) {
+          const q = query({ q: parseQuery('rock|cooking'), order });
+          assert.deepEqual(await second.engine.search(q), await f.media.engine.search(q));
+        }
+      } finally {
+        await second.close();
       }
     } finally {
       await f.close();
