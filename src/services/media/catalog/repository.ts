@@ -18,9 +18,13 @@ const VERSION = new HotQuery((db: Db, epoch: 'epoch', seq: 'seq') => db.selectFr
 
 /** The catalogue's change version: `seq` grows with every write; `epoch` changes when the catalogue is wiped and refilled. */
 export async function readVersion(db: Db): Promise<CatalogVersion> {
-  const rows = await VERSION.rows(db, 'epoch', 'seq');
+  return versionOf((await VERSION.rows(db, 'epoch', 'seq')).map((r) => [r.name, r.value]));
+}
+
+/** The version the `media_meta` rows 'epoch' and 'seq' hold (name, value pairs; 0 for a missing one). */
+export function versionOf(rows: Iterable<readonly [string, unknown]>): CatalogVersion {
   const v = { epoch: 0, seq: 0 };
-  for (const r of rows) if (r.name === 'epoch' || r.name === 'seq') v[r.name] = Number(r.value);
+  for (const [name, value] of rows) if (name === 'epoch' || name === 'seq') v[name] = Number(value);
   return v;
 }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Store } from '../../../platform/store/store.ts';
-import { type CatalogVersion, readVersion } from './repository.ts';
+import { type CatalogVersion, readVersion, versionOf } from './repository.ts';
 
 /**
  * How the search engine reads the catalogue's version before each turn of searches
@@ -38,10 +38,11 @@ export function versionReader(store: Store): VersionReader {
       c.unref();
       return { c, reading: 0 };
     }));
+  /** Ends the connection (the next read opens another). */
   const drop = () => {
     const x = client;
     client = undefined;
-    x?.then(({ c }) => c.end()).catch(() => {});
+    return x?.then(({ c }) => c.end()).catch(() => {});
   };
   return {
     async read() {
@@ -51,10 +52,7 @@ export function versionReader(store: Store): VersionReader {
         x = await connection();
         // the connection keeps the process alive only while a read is under way on it (an engine never closed holds no process open)
         if (x.reading++ === 0) x.c.ref();
-        const { rows } = await x.c.query<[string, string]>(VERSION);
-        const v = { epoch: 0, seq: 0 };
-        for (const [name, value] of rows) if (name === 'epoch' || name === 'seq') v[name] = Number(value);
-        return v;
+        return versionOf((await x.c.query<[string, string]>(VERSION)).rows);
       } catch {
         drop();
         return viaStore();
@@ -64,9 +62,7 @@ export function versionReader(store: Store): VersionReader {
     },
     async close() {
       closed = true;
-      const x = client;
-      client = undefined;
-      await x?.then(({ c }) => c.end()).catch(() => {});
+      await drop();
     },
   };
 }
