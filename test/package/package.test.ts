@@ -173,6 +173,11 @@ describe('the npm package', () => {
         const exp = await run(bin, ['catalog', 'export', '--data-dir', join(dir, 'data')], packed.project, env);
         assert.equal(exp.code, 0, exp.stderr);
         assert.equal(exp.stdout.trim().split('\n').length, readFileSync(join(dir, 'c.ndjson'), 'utf8').trim().split('\n').length);
+        // generated into a store: by the generator's thread, dist/'s compiled module
+        const stored = await run(bin, ['catalog', 'generate', '--videos', '60', '--no-progress', '--data-dir', join(dir, 'generated')], packed.project, env);
+        assert.equal(stored.code, 0, stored.stderr);
+        const again = await run(bin, ['catalog', 'export', '--data-dir', join(dir, 'generated')], packed.project, env);
+        assert.equal(again.stdout, exp.stdout);
         const version_ = await run(bin, ['--version'], packed.project, env);
         assert.equal(version_.stdout.trim(), VERSION);
       });

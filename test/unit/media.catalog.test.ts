@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { exportNdjson, ImportError, importNdjson, jsonSyntaxProblem, storeTarget } from '../../src/services/media/catalog/bulk.ts';
+import { type BatchItem, type CatalogTarget, exportNdjson, generatedBatches, generateInto, ImportError, importNdjson, jsonSyntaxProblem, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { normalizeEntry, parseDuration } from '../../src/services/media/catalog/format.ts';
 import { generateCatalog, generatedCount, languageWords } from '../../src/services/media/catalog/generator.ts';
 import { countEntries, resourcesById } from '../../src/services/media/catalog/repository.ts';
@@ -166,6 +166,59 @@ describe('media catalogue generator', () => {
       assert.ok(seen.get(k), `generated catalogue has ${k}`);
     }
     assert.ok([...seen.keys()].filter((k) => k.startsWith('lang:')).length >= 5, 'several languages');
+  });
+});
+
+describe("media catalogue generator's thread", () => {
+  /** Threads alive in this process (a worker thread holds a MessagePort to it). */
+  const threads = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+  const opts = { videos: 9000, seed: 4 };
+
+  test('gives the entries generateCatalog gives, normalized, in order, in batches; the resources too only when asked', async () => {
+    const inProcess = [...generateCatalog(opts)];
+    for (const json of [true, false]) {
+      const items: BatchItem[] = [];
+      const sizes: number[] = [];
+      for await (const batch of generatedBatches(opts, { json })) {
+        sizes.push(batch.length);
+        items.push(...batch);
+      }
+      assert.equal(items.length, generatedCount(opts.videos));
+      assert.deepEqual(sizes.slice(0, -1), Array(sizes.length - 1).fill(4000));
+      assert.ok(sizes.length >= 3 && sizes.at(-1)! <= 4000, `${sizes}`);
+      items.forEach((item, i) => {
+        assert.deepEqual(item.entry, normalizeEntry(inProcess[i], undefined, { trusted: true }));
+        if (json) assert.deepEqual(item.json, inProcess[i]);
+        else assert.equal('json' in item, false);
+      });
+    }
+    assert.equal(threads(), 0);
+  });
+
+  test('a caller that stops, or a write that fails, ends the thread; generateInto rejects with the write\'s error and ends bulk writing', async () => {
+    for await (const batch of generatedBatches(opts, { json: false })) {
+      assert.equal(batch.length, 4000);
+      assert.equal(threads(), 1);
+      break;
+    }
+    assert.equal(threads(), 0);
+    const calls: string[] = [];
+    const failing: CatalogTarget = {
+      notStored: async () => ({ channels: new Set(), contentOwners: new Set() }),
+      resumePoint: async () => 0,
+      async write(batch) {
+        calls.push(`write ${batch.length}`);
+        if (calls.length === 3) throw new Error('disk full');
+      },
+      finishImport: async () => {},
+      exportLines: async function* () {},
+      async bulk(on) {
+        calls.push(`bulk ${on}`);
+      },
+    };
+    await assert.rejects(generateInto(failing, opts, generatedCount(opts.videos)), /disk full/);
+    assert.deepEqual(calls, ['bulk true', 'write 4000', 'write 4000', 'bulk false']);
+    assert.equal(threads(), 0);
   });
 });
 

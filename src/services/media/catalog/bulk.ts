@@ -7,6 +7,7 @@ import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
 import { type EntryRefs, type NormalizedEntry, normalizeEntry } from './format.ts';
 import { generateCatalog, type GenerateOptions } from './generator.ts';
+import type { GeneratorThreadData } from './generatorThread.ts';
 import { exportEntries, missingRefs } from './repository.ts';
 import { finishImport, type ImportMark, importResumePoint, writeChecked, writeImportBatch } from './writer.ts';
 
@@ -47,9 +48,12 @@ export class ImportError extends Error {
   }
 }
 
-/** One entry on its way to the catalogue: the resource as read, and as the store keeps it. */
+/**
+ * One entry on its way to the catalogue: the resource as read (from the generator only for a
+ * target that `writesJson`), and as the store keeps it.
+ */
 export interface BatchItem {
-  json: unknown;
+  json?: unknown;
   entry: NormalizedEntry;
 }
 
@@ -65,6 +69,8 @@ export interface CatalogTarget {
   resumePoint(importId: string): Promise<number>;
   /** Writes a batch and, with `mark`, the import's progress, in one transaction. */
   write(batch: BatchItem[], mark?: ImportMark): Promise<void>;
+  /** `write` sends each item's `json` (a server checks the entries again); else it writes their `entry`. */
+  readonly writesJson?: boolean;
   /** A finished import forgets its mark. */
   finishImport(importId: string): Promise<void>;
   /** Every entry as NDJSON lines, in import order. */
@@ -309,51 +315,70 @@ export async function exportNdjson(target: CatalogTarget, out: Writable): Promis
   return n;
 }
 
-/** Entries generated between two turns of the event loop while a batch is being written. */
-const GENERATE_SLICE = 256;
+/** Entries per batch the generator's thread sends (and per write of the target). */
+const GENERATE_BATCH = IMPORT_BATCH * 2;
+/** Batches the generator's thread may be ahead of the writes: one being written, the next ones ready. */
+const GENERATE_AHEAD = 3;
 
 /**
- * Generates a catalogue into a target (batches of one transaction each). The next batch is
- * generated while the last one is written (one write at a time, in order): a store in another
- * process (PostgreSQL) or a server works on one core while generation takes the other. The
- * generator yields to the event loop every GENERATE_SLICE entries so the write's statements go
- * on meanwhile.
+ * The generated catalogue's entries, normalized, in batches: made by a thread of their own
+ * (generatorThread.ts) while the caller writes the batches it has, so generating takes one core
+ * and the writes another (a store in this process, SQLite, writes on this thread). The thread
+ * stops when the caller does.
+ */
+export async function* generatedBatches(opts: GenerateOptions, { json }: { json: boolean }): AsyncGenerator<BatchItem[]> {
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
+  // generatorThread.ts beside this module (generatorThread.js in the package's dist/)
+  const file = new URL(`./generatorThread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
+  const data: GeneratorThreadData = { opts: { videos: opts.videos, seed: opts.seed, now: opts.now }, json, batchSize: GENERATE_BATCH, ahead: GENERATE_AHEAD };
+  const thread = new Worker(file, { workerData: data });
+  const received: (BatchItem[] | null)[] = [];
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  thread.on('message', (batch: BatchItem[] | null) => {
+    received.push(batch);
+    wake?.();
+  });
+  thread.on('error', (err) => {
+    failure ??= err;
+    wake?.();
+  });
+  thread.on('exit', (code) => {
+    failure ??= new Error(`the catalogue generator's thread ended (exit code ${code}) before its last entry`);
+    wake?.();
+  });
+  try {
+    for (;;) {
+      while (!received.length) {
+        if (failure) throw failure;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      const batch = received.shift()!;
+      if (batch === null) return;
+      thread.postMessage('more');
+      yield batch;
+    }
+  } finally {
+    await thread.terminate();
+  }
+}
+
+/**
+ * Generates a catalogue into a target, a batch per write (one write at a time, in order), the
+ * generator's thread making the next batches meanwhile (`generatedBatches`).
  */
 export async function generateInto(target: CatalogTarget, opts: GenerateOptions, total: number, onProgress: (p: Progress) => void = () => {}): Promise<number> {
-  let batch: BatchItem[] = [];
   let n = 0;
-  let writing: Promise<void> | undefined;
-  let failed: { error: unknown } | undefined;
-  const write = async (items: BatchItem[]) => {
-    await writing;
-    const done = n;
-    writing = target.write(items).then(
-      () => onProgress({ phase: 'generate', done, total }),
-      (error: unknown) => void (failed ??= { error }),
-    );
-  };
   await target.bulk?.(true, { durable: false });
   try {
-    for (const json of generateCatalog(opts)) {
-      const entry = normalizeEntry(json, undefined, { trusted: true });
-      if ('error' in entry) throw new Error(`generator produced an invalid entry: ${entry.error}`);
-      batch.push({ json, entry });
-      n++;
-      if (batch.length >= IMPORT_BATCH * 2) {
-        const items = batch;
-        batch = [];
-        await write(items);
-      } else if (writing && n % GENERATE_SLICE === 0) await new Promise(setImmediate);
-      if (failed) throw failed.error;
+    for await (const batch of generatedBatches(opts, { json: target.writesJson === true })) {
+      await target.write(batch);
+      n += batch.length;
+      onProgress({ phase: 'generate', done: n, total });
     }
-    if (batch.length) await write(batch);
-    await writing;
-    if (failed) throw failed.error;
   } finally {
-    await writing;
     await target.bulk?.(false, { durable: false });
   }
-  onProgress({ phase: 'generate', done: n, total });
   return n;
 }
 

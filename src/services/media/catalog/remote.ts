@@ -77,6 +77,7 @@ export function remoteTarget(base: URL, adminToken: string): CatalogTarget {
     async resumePoint(id) {
       return Number((await json('GET', `/_twin/v1/media/catalog/imports/${id}`)).afterLine ?? 0);
     },
+    writesJson: true,
     async write(batch, mark) {
       await json('POST', '/_twin/v1/media/catalog:write', { entries: batch.map((b) => b.json), ...(mark && { import: mark }) });
     },
