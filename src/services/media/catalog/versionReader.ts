@@ -42,7 +42,13 @@ export function versionReader(store: Store): VersionReader {
   const drop = () => {
     const x = client;
     client = undefined;
-    return x?.then(({ c }) => c.end()).catch(() => {});
+    return x
+      ?.then(({ c }) => {
+        // ending waits for the server's goodbye on the socket: it must keep the process alive until then (a caller awaits it)
+        c.ref();
+        return c.end();
+      })
+      .catch(() => {});
   };
   return {
     async read() {
