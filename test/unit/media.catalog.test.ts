@@ -49,7 +49,7 @@ describe('media catalogue entry format', () => {
       [{ ...v, snippet: { ...v.snippet, channelId: undefined } }, /snippet.channelId: is required/],
       [{ ...v, contentDetails: { ...v.contentDetails, duration: '4 minutes' } }, /contentDetails.duration: must be an ISO 8601 duration/],
       [{ ...v, contentDetails: { ...v.contentDetails, definition: 'uhd' } }, /contentDetails.definition/],
-      [{ ...v, contentDetails: { ...v.contentDetails, regionRestriction: { allowed: ['usa'] } } }, /regionRestriction.allowed/],
+      [{ ...v, contentDetails: { ...v.contentDetails, regionRestriction: { allowed: ['US', 'us'] } } }, /^contentDetails\.regionRestriction\.allowed\[1\]: must be an ISO 3166-1 alpha-2 code \(got "us"\)$/],
       [{ ...v, statistics: { viewCount: '-1' } }, /statistics.viewCount/],
       [{ ...v, statistics: { viewCount: 1.5 } }, /statistics.viewCount/],
       [{ ...v, recordingDetails: { location: { latitude: 91, longitude: 0 } } }, /latitude/],
@@ -60,7 +60,10 @@ describe('media catalogue entry format', () => {
       [{ ...v, cloudtwin: { developerProjectNumber: 'my-project' } }, /developerProjectNumber/],
       [{ ...v, snippet: { ...v.snippet, liveBroadcastContent: 'upcoming' } }, /scheduledStartTime: is required/],
       [{ ...channel(CH_BIG, 'c', { videoCount: 1 }), cloudtwin: { ownerPrincipal: 'alice' } }, /cloudtwin.ownerPrincipal/],
-      [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: ['bob'] } }, /linkedPrincipals/],
+      [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: ['user:a@example.com', 'bob'] } }, /^cloudtwin\.linkedPrincipals\[1\]: must be user:EMAIL, serviceAccount:EMAIL, group:EMAIL or domain:DOMAIN \(got "bob"\)$/],
+      [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: [null] } }, /^cloudtwin\.linkedPrincipals\[0\]: is required$/],
+      [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: ['user:a@example.com', 7] } }, /^cloudtwin\.linkedPrincipals\[1\]: must be a string$/],
+      [{ kind: 'youtubePartner#contentOwner', id: 'o1', cloudtwin: { linkedPrincipals: 'user:a@example.com' } }, /^cloudtwin\.linkedPrincipals: must be a list$/],
       [{ ...v, snippet: 'x' }, /snippet: must be an object/],
     ];
     for (const [entry, re] of cases) assert.match(error(entry) ?? '(accepted)', re);

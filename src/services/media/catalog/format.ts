@@ -110,17 +110,24 @@ function obj(parent: Record<string, unknown>, key: string, where: string): Recor
   if (!isObject(v)) fail(`${where}${key}: must be an object`);
   return v;
 }
-function str(o: Record<string, unknown>, key: string, where: string, opts: { max?: number; pattern?: RegExp; required?: boolean; what?: string } = {}): string | undefined {
+type StringRules = { max?: number; pattern?: RegExp; required?: boolean; what?: string };
+function str(o: Record<string, unknown>, key: string, where: string, opts: StringRules = {}): string | undefined {
   if (!Object.hasOwn(o, key) || o[key] === undefined || o[key] === null) {
     if (opts.required) fail(`${where}${key}: is required`);
     return undefined;
   }
-  const v = o[key];
-  if (typeof v !== 'string') fail(`${where}${key}: must be a string`);
-  if (v.includes('\u0000')) fail(`${where}${key}: must not contain NUL`);
-  if (!v.isWellFormed()) fail(`${where}${key}: must be valid Unicode`);
-  if (opts.max !== undefined && v.length > opts.max) fail(`${where}${key}: must be at most ${opts.max} characters`);
-  if (opts.pattern && !opts.pattern.test(v)) fail(`${where}${key}: must be ${opts.what ?? `of the form ${opts.pattern.source}`} (got ${JSON.stringify(v.slice(0, 80))})`);
+  return checkedString(o[key], where, key, -1, opts);
+}
+/** The field's name in messages: `snippet.title`, or `snippet.tags[3]` for item 3 of a list (`item` >= 0). Made only for a message. */
+function fieldName(where: string, key: string, item: number): string {
+  return item < 0 ? `${where}${key}` : `${where}${key}[${item}]`;
+}
+function checkedString(v: unknown, where: string, key: string, item: number, opts: StringRules): string {
+  if (typeof v !== 'string') fail(`${fieldName(where, key, item)}: must be a string`);
+  if (v.includes('\u0000')) fail(`${fieldName(where, key, item)}: must not contain NUL`);
+  if (!v.isWellFormed()) fail(`${fieldName(where, key, item)}: must be valid Unicode`);
+  if (opts.max !== undefined && v.length > opts.max) fail(`${fieldName(where, key, item)}: must be at most ${opts.max} characters`);
+  if (opts.pattern && !opts.pattern.test(v)) fail(`${fieldName(where, key, item)}: must be ${opts.what ?? `of the form ${opts.pattern.source}`} (got ${JSON.stringify(v.slice(0, 80))})`);
   return v;
 }
 function bool(o: Record<string, unknown>, key: string, where: string): boolean | undefined {
@@ -148,7 +155,14 @@ function strings(o: Record<string, unknown>, key: string, where: string, opts: {
   const v = o[key];
   if (!Array.isArray(v)) fail(`${where}${key}: must be a list`);
   if (v.length > opts.max) fail(`${where}${key}: at most ${opts.max} items`);
-  return v.map((item, i) => str({ [`${key}[${i}]`]: item }, `${key}[${i}]`, where, { max: opts.itemMax, pattern: opts.pattern, what: opts.what, required: true })!);
+  const rules = { max: opts.itemMax, pattern: opts.pattern, what: opts.what };
+  const out: string[] = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const item: unknown = v[i];
+    if (item === undefined || item === null) fail(`${fieldName(where, key, i)}: is required`);
+    out[i] = checkedString(item, where, key, i, rules);
+  }
+  return out;
 }
 function closedExtension(ext: Record<string, unknown>, known: string[], where: string): void {
   for (const k of Object.keys(ext)) if (!known.includes(k)) fail(`${where}${k}: is not a known field (known: ${known.join(', ')})`);
