@@ -392,7 +392,14 @@ export class SearchIndex {
   readonly channelTitles: string[] = [];
   readonly channelShow: number[] = [];
   readonly #channelNumbers = new Map<string, number>();
-  readonly #docOf: Map<string, number>[] = [new Map(), new Map(), new Map()];
+  /**
+   * Id -> document, per kind: how a change finds the document it replaces. Neither kept through a
+   * bulk load (it reads each entry once: nothing to replace) nor made by `restore`: made from
+   * `ids` at the first change after them. At a million documents each insertion into it is a
+   * cache miss (2 s of a build) and it holds tens of MB that a catalogue never written to does
+   * not need.
+   */
+  #docOf: Map<string, number>[] | undefined = [new Map(), new Map(), new Map()];
   /**
    * Scratch while adding a document: per term, the document it was last counted for, its weighted
    * frequency, its occurrences and where its next position goes; the document's terms, and its
@@ -529,6 +536,14 @@ export class SearchIndex {
     this.#posCursor = grow(this.#posCursor, 0);
   }
 
+  /** `#docOf`, made now when it is not. */
+  #documentsById(): Map<string, number>[] {
+    if (this.#docOf) return this.#docOf;
+    const maps = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
+    for (let d = 0; d < this.n; d++) if (this.alive[d]) maps[this.kind[d]].set(this.ids[d], d);
+    return (this.#docOf = maps);
+  }
+
   /** Adds (or replaces) an entry. Entries that are not public are removed from search. */
   upsert(kind: MediaKind, row: IndexRow): void {
     this.dropOrderings();
@@ -536,9 +551,10 @@ export class SearchIndex {
     // nothing derived is held during a build: no clearing of empty maps per row
     if (this.dense.size || this.deepLists.size || this.impacts.size) this.clearScored();
     if (this.phrases.size) this.clearPhrases();
-    const docOf = this.#docOf[KIND_CODE[kind]];
-    const old = docOf.get(row.id);
-    if (old !== undefined) {
+    // a bulk load has no document to replace (see #docOf)
+    const docOf = this.#block ? undefined : this.#documentsById()[KIND_CODE[kind]];
+    const old = docOf?.get(row.id);
+    if (docOf && old !== undefined) {
       this.alive[old] = 0;
       this.live--;
       docOf.delete(row.id);
@@ -554,7 +570,7 @@ export class SearchIndex {
     if (d === this.capacity) this.#grow(d + 1);
     this.n++;
     this.live++;
-    docOf.set(row.id, d);
+    docOf?.set(row.id, d);
     this.ids[d] = row.id;
     this.kind[d] = KIND_CODE[kind];
     this.alive[d] = 1;
@@ -641,9 +657,11 @@ export class SearchIndex {
   /**
    * A build from the store: until `endBulk`, documents' postings are collected in a block and
    * added to the terms' lists a block at a time (postingBlock.ts), where nothing may read them.
-   * `blockEntries`: tests make blocks small.
+   * Each entry comes at most once until then (a build reads each row once): none replaces
+   * another. `blockEntries`: tests make blocks small.
    */
   beginBulk(blockEntries?: number): void {
+    this.#docOf = undefined;
     this.#block ??= new PostingBlock(blockEntries);
   }
 
@@ -818,7 +836,8 @@ export class SearchIndex {
     x.languages.restore(s.languages);
     x.regionLists.restore(s.regionLists);
     x.developers.restore(s.developers);
-    for (let d = 0; d < n; d++) if (x.alive[d]) x.#docOf[x.kind[d]].set(x.ids[d], d);
+    // made at the first change (see #docOf)
+    x.#docOf = undefined;
     let scratch = 1024;
     while (scratch < x.postings.length) scratch *= 2;
     x.#termScratch(scratch);
