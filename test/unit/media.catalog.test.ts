@@ -198,7 +198,7 @@ describe("media catalogue generator's thread", () => {
     assert.equal(threads(), 0);
   });
 
-  test('a caller that stops, or a write that fails, ends the thread; generateInto rejects with the write\'s error and ends bulk writing', async () => {
+  test('a caller that stops, a write that fails, or an error in the thread ends the thread; generateInto rejects with the write\'s error and ends bulk writing', async () => {
     for await (const batch of generatedBatches(opts, { json: false })) {
       assert.equal(batch.length, 4000);
       assert.equal(threads(), 1);
@@ -221,6 +221,11 @@ describe("media catalogue generator's thread", () => {
     };
     await assert.rejects(generateInto(failing, opts, generatedCount(opts.videos)), /disk full/);
     assert.deepEqual(calls, ['bulk true', 'write 4000', 'write 4000', 'bulk false']);
+    assert.equal(threads(), 0);
+    // an error in the thread (no date can be made for an invalid 'now') reaches the caller
+    await assert.rejects(async () => {
+      for await (const batch of generatedBatches({ ...opts, now: NaN }, { json: false })) assert.fail(`a batch of ${batch.length}`);
+    }, /Invalid time value/);
     assert.equal(threads(), 0);
   });
 });

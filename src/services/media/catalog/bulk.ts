@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { on } from 'node:events';
 import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
@@ -332,32 +333,14 @@ export async function* generatedBatches(opts: GenerateOptions, { json }: { json:
   const file = new URL(`./generatorThread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
   const data: GeneratorThreadData = { opts: { videos: opts.videos, seed: opts.seed, now: opts.now }, json, batchSize: GENERATE_BATCH, ahead: GENERATE_AHEAD };
   const thread = new Worker(file, { workerData: data });
-  const received: (BatchItem[] | null)[] = [];
-  let failure: Error | undefined;
-  let wake: (() => void) | undefined;
-  thread.on('message', (batch: BatchItem[] | null) => {
-    received.push(batch);
-    wake?.();
-  });
-  thread.on('error', (err) => {
-    failure ??= err;
-    wake?.();
-  });
-  thread.on('exit', (code) => {
-    failure ??= new Error(`the catalogue generator's thread ended (exit code ${code}) before its last entry`);
-    wake?.();
-  });
   try {
-    for (;;) {
-      while (!received.length) {
-        if (failure) throw failure;
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-      const batch = received.shift()!;
+    // its batches as they come ('error' throws here; 'exit' ends the loop, which is early without its last `null`)
+    for await (const [batch] of on(thread, 'message', { close: ['exit'] }) as AsyncIterable<[BatchItem[] | null]>) {
       if (batch === null) return;
       thread.postMessage('more');
       yield batch;
     }
+    throw new Error("the catalogue generator's thread ended before its last entry");
   } finally {
     await thread.terminate();
   }

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { BatchItem } from './bulk.ts';
 import { normalizeEntry } from './format.ts';
@@ -22,16 +23,13 @@ export interface GeneratorThreadData {
 const { opts, json, batchSize, ahead } = workerData as GeneratorThreadData;
 const port = parentPort!;
 let credit = ahead;
-let wake: (() => void) | undefined;
-const more = () => {
-  credit++;
-  wake?.();
-};
+const more = () => void credit++;
 port.on('message', more);
 
 let batch: BatchItem[] = [];
 const send = async () => {
-  while (credit === 0) await new Promise<void>((resolve) => (wake = resolve));
+  // `more` counts the parent's message too
+  while (credit === 0) await once(port, 'message');
   credit--;
   port.postMessage(batch);
   batch = [];
