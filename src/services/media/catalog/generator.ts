@@ -23,23 +23,23 @@ export interface GenerateOptions {
   now?: number;
 }
 
-/** sfc32: small, fast, good enough for test data, and the same on every platform. */
+/**
+ * sfc32: small, fast, good enough for test data, and the same on every platform. Its four words
+ * live in a Uint32Array: as variables of the closure, words above 2^30 would be boxed numbers,
+ * one allocation per word per draw.
+ */
 export function prng(seed: number): () => number {
-  let a = 0x9e3779b9 ^ seed;
-  let b = 0x243f6a88 + seed * 31;
-  let c = 0xb7e15162 ^ (seed >>> 3);
-  let d = 1;
+  const s = new Uint32Array([0x9e3779b9 ^ seed, 0x243f6a88 + seed * 31, 0xb7e15162 ^ (seed >>> 3), 1]);
   const next = () => {
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    d >>>= 0;
+    const a = s[0];
+    const b = s[1];
+    const c = s[2];
+    const d = s[3];
     const t = (a + b + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) >>> 0;
+    s[3] = d + 1;
+    s[0] = b ^ (b >>> 9);
+    s[1] = c + (c << 3);
+    s[2] = (((c << 21) | (c >>> 11)) + t) >>> 0;
     return t / 4294967296;
   };
   for (let i = 0; i < 16; i++) next();
@@ -190,8 +190,38 @@ function vocabulary(rand: () => number, size: number): Vocabulary[] {
   });
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+/** Two digits of 0 - 99 (the date parts of `iso`). */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+/** The last date whose ISO year has four digits (9999-12-31T23:59:59.999Z). */
+const LAST_FOUR_DIGIT_YEAR = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * `new Date(ms).toISOString()` without its ".000" (whole seconds): the same text, written here
+ * from the day number (the civil calendar of Howard Hinnant's `civil_from_days`) with no Date
+ * made. Times before 1970 or after 9999 take toISOString.
+ */
+export function isoTime(ms: number): string {
+  if (!(ms >= 0 && ms <= LAST_FOUR_DIGIT_YEAR) || !Number.isInteger(ms)) return new Date(ms).toISOString().replace('.000Z', 'Z');
+  const days = Math.floor(ms / DAY);
+  let rest = ms - days * DAY;
+  // days since 0000-03-01 in 400-year eras (each 146,097 days); March-based years put 29 February last
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const millis = rest % 1000;
+  rest = (rest - millis) / 1000;
+  const seconds = rest % 60;
+  rest = (rest - seconds) / 60;
+  const minutes = rest % 60;
+  const hours = (rest - minutes) / 60;
+  const date = `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}`;
+  return millis ? `${date}.${String(millis).padStart(3, '0')}Z` : `${date}Z`;
 }
 function duration(seconds: number): string {
   const h = Math.floor(seconds / 3600);
@@ -217,10 +247,17 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
   let acc = 0;
   const totalWeight = LANGUAGES.reduce((s, l) => s + l.weight, 0);
   LANGUAGES.forEach((l, i) => (langCumulative[i] = acc += l.weight / totalWeight));
-  const text = (v: Vocabulary, count: number) => {
+  const word = (v: Vocabulary) => v.words[pickCumulative(v.cumulative, rand())];
+  const words = (v: Vocabulary, count: number) => {
     const out: string[] = [];
-    for (let i = 0; i < count; i++) out.push(v.words[pickCumulative(v.cumulative, rand())]);
+    for (let i = 0; i < count; i++) out.push(word(v));
     return out;
+  };
+  /** `count` words joined by spaces (the same draws as `words(v, count).join(' ')`, with no list made). */
+  const sentence = (v: Vocabulary, count: number) => {
+    let s = count ? word(v) : '';
+    for (let i = 1; i < count; i++) s += ` ${word(v)}`;
+    return s;
   };
   const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
   const thumbs = (url: (size: string) => string) => ({
@@ -250,7 +287,7 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
   for (let i = 0; i < channelCount; i++) {
     const lang = vocab[pickCumulative(langCumulative, rand())];
     const channelId = `UC${id(22)}`;
-    const title = text(lang, 1 + int(3)).map(capital).join(' ');
+    const title = words(lang, 1 + int(3)).map(capital).join(' ');
     const show = chance(0.05);
     const share = channelCumulative[i] - (i ? channelCumulative[i - 1] : 0);
     const videoCount = Math.max(0, Math.round(share * n));
@@ -264,9 +301,9 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
       id: channelId,
       snippet: {
         title,
-        description: text(lang, 8 + int(20)).join(' '),
+        description: sentence(lang, 8 + int(20)),
         customUrl: `@${title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '').slice(0, 30)}${i}`,
-        publishedAt: iso(published),
+        publishedAt: isoTime(published),
         thumbnails: { default: { url: `https://yt3.ggpht.com/${channelId}=s88` }, medium: { url: `https://yt3.ggpht.com/${channelId}=s240` }, high: { url: `https://yt3.ggpht.com/${channelId}=s800` } },
         defaultLanguage: lang.code,
         country: lang.country[int(lang.country.length)],
@@ -275,7 +312,7 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
       statistics: { viewCount: String(subscribers * (50 + int(200))), subscriberCount: String(subscribers), hiddenSubscriberCount: false, videoCount: String(videoCount) },
       topicDetails: { topicIds: [TOPICS[int(TOPICS.length)]] },
       status: { privacyStatus: 'public', isLinked: true, madeForKids: chance(0.05) },
-      ...(contentOwner ? { contentOwnerDetails: { contentOwner, timeLinked: iso(published + 30 * DAY) } } : {}),
+      ...(contentOwner ? { contentOwnerDetails: { contentOwner, timeLinked: isoTime(published + 30 * DAY) } } : {}),
       cloudtwin: { ownerPrincipal: `user:creator${i + 1}@example.com`, channelType: show ? 'show' : 'any' },
     };
   }
@@ -288,7 +325,7 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
     const lang = chance(0.9) ? ch.lang : vocab[pickCumulative(langCumulative, rand())];
     const videoId = id(11);
     if (i < keepIds) videoIds.push(videoId);
-    const title = capital(text(lang, 3 + int(7)).join(' '));
+    const title = capital(sentence(lang, 3 + int(7)));
     // Recent uploads are more common: age in days ~ exponential, capped at 15 years.
     const age = Math.min(15 * 365, -Math.log(1 - rand()) * 700);
     let published = now - Math.floor(age * DAY) - int(DAY);
@@ -304,12 +341,12 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
     if (liveState === 'live') {
       const started = now - int(6 * 3600_000);
       published = started;
-      liveStreamingDetails = { actualStartTime: iso(started), scheduledStartTime: iso(started - 600_000), concurrentViewers: String(Math.floor(Math.pow(10, 1 + rand() * 4))) };
+      liveStreamingDetails = { actualStartTime: isoTime(started), scheduledStartTime: isoTime(started - 600_000), concurrentViewers: String(Math.floor(Math.pow(10, 1 + rand() * 4))) };
     } else if (liveState === 'upcoming') {
       published = now - int(7 * DAY);
-      liveStreamingDetails = { scheduledStartTime: iso(now + int(14 * DAY) + 3600_000) };
+      liveStreamingDetails = { scheduledStartTime: isoTime(now + int(14 * DAY) + 3600_000) };
     } else if (liveState === 'completed') {
-      liveStreamingDetails = { actualStartTime: iso(published), actualEndTime: iso(published + seconds * 1000), scheduledStartTime: iso(published - 600_000) };
+      liveStreamingDetails = { actualStartTime: isoTime(published), actualEndTime: isoTime(published + seconds * 1000), scheduledStartTime: isoTime(published - 600_000) };
     }
     const restricted = rand();
     const regionRestriction =
@@ -325,13 +362,13 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
       etag: id(27),
       id: videoId,
       snippet: {
-        publishedAt: iso(published),
+        publishedAt: isoTime(published),
         channelId: ch.id,
         title,
-        description: text(lang, 10 + int(25)).join(' '),
+        description: sentence(lang, 10 + int(25)),
         thumbnails: thumbs((s) => `https://i.ytimg.com/vi/${videoId}/${s}.jpg`),
         channelTitle: ch.title,
-        tags: text(lang, 2 + int(5)),
+        tags: words(lang, 2 + int(5)),
         categoryId: CATEGORIES[int(CATEGORIES.length)],
         liveBroadcastContent: liveState === 'live' || liveState === 'upcoming' ? liveState : 'none',
         defaultLanguage: lang.code,
@@ -358,7 +395,7 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
       statistics: { viewCount: String(views), likeCount: String(Math.floor(views * (0.005 + rand() * 0.06))), favoriteCount: '0', commentCount: String(Math.floor(views * rand() * 0.004)) },
       topicDetails: { topicIds: [...new Set(topicIds)] },
       paidProductPlacementDetails: { hasPaidProductPlacement: chance(0.05) },
-      ...(geotagged ? { recordingDetails: { location: { latitude: round(city[0] + (rand() - 0.5) * 0.5), longitude: round(city[1] + (rand() - 0.5) * 0.5), altitude: 0 }, recordingDate: iso(published) } } : {}),
+      ...(geotagged ? { recordingDetails: { location: { latitude: round(city[0] + (rand() - 0.5) * 0.5), longitude: round(city[1] + (rand() - 0.5) * 0.5), altitude: 0 }, recordingDate: isoTime(published) } } : {}),
       ...(liveStreamingDetails ? { liveStreamingDetails } : {}),
       cloudtwin: {
         ...(chance(0.2) ? { developerProjectNumber: DEVELOPER_PROJECTS[int(DEVELOPER_PROJECTS.length)] } : {}),
@@ -377,16 +414,16 @@ export function* generateCatalog(opts: GenerateOptions): Generator<Record<string
     const items: string[] = [];
     const count = videoIds.length ? 1 + int(30) : 0;
     for (let k = 0; k < count; k++) items.push(videoIds[int(videoIds.length)]);
-    const title = capital(text(ch.lang, 2 + int(4)).join(' '));
+    const title = capital(sentence(ch.lang, 2 + int(4)));
     yield {
       kind: 'youtube#playlist',
       etag: id(27),
       id: `PL${id(32)}`,
       snippet: {
-        publishedAt: iso(now - int(3000) * DAY - int(DAY)),
+        publishedAt: isoTime(now - int(3000) * DAY - int(DAY)),
         channelId: ch.id,
         title,
-        description: text(ch.lang, 5 + int(15)).join(' '),
+        description: sentence(ch.lang, 5 + int(15)),
         thumbnails: thumbs((s) => `https://i.ytimg.com/vi/${items[0] ?? 'default'}/${s}.jpg`),
         channelTitle: ch.title,
         defaultLanguage: ch.lang.code,
