@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
-import type { MediaSearch } from '../../src/services/media/search/engine.ts';
+import { MediaSearch } from '../../src/services/media/search/engine.ts';
+import type { SearchTuning } from '../../src/services/media/search/index.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { type FixtureStore, fixtureEntries, load, openFixture, query, video } from './media.fixture.ts';
 
@@ -78,6 +80,41 @@ describe('media search index snapshot: a restart loads the saved index instead o
     f = await f.reopen();
     assert.deepEqual((await f.media.engine.search(query({ q: parseQuery('zyzzyva') }))).hits.map((h) => h.id), ['vidsnapsnapsnap01']);
     if (f.dataDir) assert.ok(engineOf(f).stats.snapshotLoads === 1 && engineOf(f).stats.rowsLoaded === s.rowsLoaded, JSON.stringify(engineOf(f).stats));
+  });
+
+  test('the champion lists are saved with it: a restart with the same tuning uses them, another tuning makes them again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-snapshot-'));
+    try {
+      const snapshotFile = join(dir, 'cloudtwin.media-index');
+      // small lists at this size (the default needs a term in 2,000 documents), pairs too
+      const tuning = { championMinDf: 30, champions: 16, pairMinDf: 40 };
+      const start = async (t: Partial<SearchTuning>, file?: string) => {
+        const e = new MediaSearch(f.store.db, { snapshotFile: file });
+        e.tune(t);
+        await e.refresh();
+        await e.saved();
+        return e;
+      };
+      const lists = (e: MediaSearch) => ({ terms: [...e.index.champions].sort(), pairs: [...e.index.pairChampions].sort() });
+      const built = await start(tuning, snapshotFile);
+      assert.ok(built.index.champions.size >= 10 && built.index.pairChampions.size >= 3, `${built.index.champions.size} terms, ${built.index.pairChampions.size} pairs`);
+      const loaded = await start(tuning, snapshotFile);
+      assert.equal(loaded.stats.snapshotLoads, 1);
+      assert.deepEqual(lists(loaded), lists(built));
+      // used as the file has them, not made again: every list is a view on the bytes the file was read into
+      const buffers = new Set([...loaded.index.champions.values(), ...[...loaded.index.pairChampions.values()].map((p) => p?.champ)].map((c) => c?.docs.buffer));
+      assert.equal(buffers.size, 1);
+      for (const q of queries()) assert.deepEqual(await loaded.search(q), await built.search(q));
+      // lists of another size, as a build with that tuning makes them
+      const other = { ...tuning, champions: 8 };
+      const reloaded = await start(other, snapshotFile);
+      assert.equal(reloaded.stats.snapshotLoads, 1);
+      assert.deepEqual(lists(reloaded), lists(await start(other)));
+      assert.ok([...reloaded.index.champions.values()].every((c) => c === null || c.docs.length <= 8));
+      for (const e of [built, loaded, reloaded]) await e.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a damaged or truncated snapshot is ignored: the index is built from the store, results unchanged', async (t) => {

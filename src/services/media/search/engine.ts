@@ -6,7 +6,7 @@ import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult
 import { evaluate } from './evaluate.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
-import { buildChampions, dropChampions } from './topDocuments.ts';
+import { buildChampions, championsCurrent, dropChampions } from './topDocuments.ts';
 
 const LOAD_PAGE = 5000;
 const TABLES: [MediaKind, MediaTable][] = [
@@ -77,11 +77,9 @@ export class MediaSearch implements MediaSearchEngine {
   /** Changes the thresholds that choose how searches are answered (tests, benchmarks); kept by every index built after. */
   tune(tuning: Partial<SearchTuning>): void {
     this.#stamp += 2;
-    const t = this.#index.tuning;
-    const champions = (tuning.championMinDf ?? t.championMinDf) !== t.championMinDf || (tuning.champions ?? t.champions) !== t.champions;
-    Object.assign(t, tuning);
+    Object.assign(this.#index.tuning, tuning);
     this.#index.refreshPairs();
-    if (champions) buildChampions(this.#index);
+    if (!championsCurrent(this.#index)) buildChampions(this.#index);
   }
 
   /**
@@ -124,7 +122,8 @@ export class MediaSearch implements MediaSearchEngine {
         Object.assign(snap.index.tuning, this.#index.tuning);
         snap.index.refreshPairs();
         snap.index.refreshRecords();
-        buildChampions(snap.index);
+        // the snapshot's, unless they were made with another tuning
+        if (!championsCurrent(snap.index)) buildChampions(snap.index);
         this.#index = snap.index;
         this.#version = snap.version;
         this.stats.snapshotLoads++;

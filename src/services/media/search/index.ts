@@ -269,6 +269,15 @@ export interface DeepList extends RecordWords {
   cutoff: number;
 }
 
+/** The champion lists of a build (topDocuments.ts `buildChampions`) as a snapshot keeps them, with the tuning they were made with. */
+export interface ChampionState {
+  tuning: ChampionTuning;
+  terms: [word: string, champ: Champion][];
+  pairs: [key: string, pair: { champ: Champion; idf: number }][];
+}
+/** What the champion lists depend on besides the documents: which terms and pairs have one, and its size. */
+export type ChampionTuning = Pick<SearchTuning, 'championMinDf' | 'champions' | 'pairMinDf'>;
+
 /** What a snapshot holds (see `SearchIndex.state`). */
 export interface IndexState {
   scalars: { n: number; live: number; totalLen: number; maxPublished: number; textLength: number };
@@ -280,6 +289,8 @@ export interface IndexState {
   postings: TermPostings[];
   pairs: PairState;
   lists: Record<'topics' | 'kindDocs' | 'liveDocs' | 'geoDocs' | 'channelDocs', Postings[]>;
+  /** Absent while they are made lazily (after a catch-up). */
+  champions?: ChampionState;
 }
 
 export class SearchIndex {
@@ -386,6 +397,8 @@ export class SearchIndex {
    */
   readonly champions = new Map<string, Champion | null>();
   lazyChampions = false;
+  /** The tuning every champion list was made with (by `buildChampions` or a snapshot's); undefined while they are made lazily. */
+  championsTuning: ChampionTuning | undefined;
   /** Channel number -> documents of the channel (its videos, playlists and itself). */
   readonly channelDocs: Postings[] = [];
   readonly channelIds: string[] = [];
@@ -798,6 +811,11 @@ export class SearchIndex {
         geoDocs: [this.geoDocs],
         channelDocs: this.channelDocs,
       },
+      champions: this.championsTuning && {
+        tuning: this.championsTuning,
+        terms: [...this.champions].filter((e): e is [string, Champion] => e[1] !== null),
+        pairs: [...this.pairChampions].filter((e): e is [string, { champ: Champion; idf: number }] => e[1] !== null),
+      },
     };
   }
 
@@ -836,6 +854,11 @@ export class SearchIndex {
     x.languages.restore(s.languages);
     x.regionLists.restore(s.regionLists);
     x.developers.restore(s.developers);
+    if (st.champions) {
+      for (const [word, champ] of st.champions.terms) x.champions.set(word, champ);
+      for (const [key, pair] of st.champions.pairs) x.pairChampions.set(key, pair);
+      x.championsTuning = st.champions.tuning;
+    }
     // made at the first change (see #docOf)
     x.#docOf = undefined;
     let scratch = 1024;

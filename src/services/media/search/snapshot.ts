@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import type { CatalogVersion } from '../catalog/repository.ts';
-import { type IndexState, Postings, SearchIndex, TermPostings } from './index.ts';
+import { type Champion, type ChampionState, type ChampionTuning, type IndexState, Postings, SearchIndex, TermPostings } from './index.ts';
 import { DocList } from './pairs.ts';
 
 /**
@@ -19,14 +19,19 @@ import { DocList } from './pairs.ts';
  */
 
 const MAGIC = Buffer.from('CTMIDX01');
-/** 3: term postings carry their word positions, and the pair index is saved; the documents' token sequences are gone. 4: a document's text is Latin-1 or UTF-16 after a header word, not UTF-8 (SearchIndex.text). */
-const FORMAT = 4;
+/**
+ * 3: term postings carry their word positions, and the pair index is saved; the documents' token
+ * sequences are gone. 4: a document's text is Latin-1 or UTF-16 after a header word, not UTF-8
+ * (SearchIndex.text). 5: the champion lists are saved (half of a load at a million videos was
+ * making them again).
+ */
+const FORMAT = 5;
 const FLUSH = 16 << 20;
 /** SHA-256 of everything before it, the header's offset and length (float64 each), MAGIC. */
 const TRAILER = 32 + 16 + 8;
 
-type ArrayKind = 'Int32Array' | 'Uint8Array' | 'Uint16Array' | 'Float64Array';
-const ARRAYS = { Int32Array, Uint8Array, Uint16Array, Float64Array } as const;
+type ArrayKind = 'Int32Array' | 'Uint8Array' | 'Uint16Array' | 'Uint32Array' | 'Float32Array' | 'Float64Array';
+const ARRAYS = { Int32Array, Uint8Array, Uint16Array, Uint32Array, Float32Array, Float64Array } as const;
 interface Section {
   type: ArrayKind;
   offset: number;
@@ -57,7 +62,29 @@ interface Header {
   positions: PositionsSection;
   pairs: { minDf: number; builtAt: number; terms: Section; keys: Section; lists: ListsSection };
   lists: Record<string, ListsSection>;
+  champions?: ChampionsSection;
 }
+/**
+ * The champion lists (ChampionState): the terms' then the pairs', each list's arrays one after
+ * the other in each section (`sizes` says where), and per list its threshold, highest BM25 and
+ * (a pair's) idf, as float64 (a threshold may be -Infinity, which JSON has not).
+ */
+interface ChampionsSection {
+  tuning: ChampionTuning;
+  words: string[];
+  pairKeys: string[];
+  sizes: Section;
+  numbers: Section;
+  docs: Section;
+  tf: Section;
+  score: Section;
+  length: Section;
+  gate: Section;
+  staticScore: Section;
+}
+const CHAMPION_ARRAYS = { docs: 'Int32Array', tf: 'Uint8Array', score: 'Float64Array', length: 'Uint16Array', gate: 'Uint32Array', staticScore: 'Float32Array' } as const;
+/** Per champion list in `numbers`: its threshold, its highest BM25, its idf (a pair's; NaN for a term's). */
+const CHAMPION_NUMBERS = 3;
 
 /** Writes sequentially to a file, in large chunks (one await per chunk: searches go on meanwhile). */
 class Writer {
@@ -127,6 +154,25 @@ async function writePositions(w: Writer, lists: TermPostings[]): Promise<Positio
   return { sizes, at, pos };
 }
 
+/** One section of each champion array (CHAMPION_ARRAYS), the lists' one after the other. */
+async function writeChampions(w: Writer, st: ChampionState): Promise<ChampionsSection> {
+  const all = [...st.terms.map(([, champ]) => ({ champ, idf: NaN })), ...st.pairs.map(([, pair]) => pair)];
+  const sizes = await w.array(Int32Array.from(all, (c) => c.champ.docs.length), 'Int32Array');
+  const numbers = await w.array(Float64Array.from(all.flatMap((c) => [c.champ.threshold, c.champ.maxBm25, c.idf])), 'Float64Array');
+  const sections: Partial<Record<keyof typeof CHAMPION_ARRAYS, Section>> = {};
+  for (const [name, type] of Object.entries(CHAMPION_ARRAYS) as [keyof typeof CHAMPION_ARRAYS, ArrayKind][]) {
+    const offset = await w.align();
+    let length = 0;
+    for (const { champ } of all) {
+      const a = champ[name];
+      await w.bytes(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+      length += a.length;
+    }
+    sections[name] = { type, offset, length };
+  }
+  return { tuning: st.tuning, words: st.terms.map(([word]) => word), pairKeys: st.pairs.map(([key]) => key), sizes, numbers, ...(sections as Record<keyof typeof CHAMPION_ARRAYS, Section>) };
+}
+
 /** Saves the index at `version` to `file` (written to a temporary file, then renamed over it). */
 export async function saveSnapshot(file: string, index: SearchIndex, version: CatalogVersion): Promise<void> {
   const st = index.state();
@@ -144,7 +190,8 @@ export async function saveSnapshot(file: string, index: SearchIndex, version: Ca
     const pairs = { minDf: st.pairs.minDf, builtAt: st.pairs.builtAt, terms: await w.array(st.pairs.terms, 'Int32Array'), keys: await w.array(st.pairs.keys, 'Int32Array'), lists: await writeLists(w, st.pairs.lists) };
     const lists: Record<string, ListsSection> = {};
     for (const [name, ls] of Object.entries(st.lists)) lists[name] = await writeLists(w, ls);
-    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, text, postings, positions, pairs, lists };
+    const champions = st.champions && (await writeChampions(w, st.champions));
+    const header: Header = { format: FORMAT, version, scalars: st.scalars, strings: st.strings, channelShow: st.channelShow, columns, text, postings, positions, pairs, lists, champions };
     const json = Buffer.from(JSON.stringify(header));
     const headerAt = w.position;
     await w.bytes(json);
@@ -250,6 +297,7 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
         geoDocs: lists(h.lists.geoDocs, () => new Postings(0)),
         channelDocs: lists(h.lists.channelDocs, () => new Postings(0)),
       },
+      champions: h.champions && champions(h.champions, view, h.scalars.n),
     };
     if (st.strings.ids.length !== h.scalars.n || st.strings.terms.length !== st.postings.length || st.strings.channelIds.length !== st.lists.channelDocs.length) return undefined;
     if (st.text.length !== h.scalars.textLength) return undefined;
@@ -259,4 +307,40 @@ export async function loadSnapshot(file: string, current: CatalogVersion): Promi
   } catch {
     return undefined;
   }
+}
+
+/** The champion lists of a snapshot (see writeChampions); a list out of bounds is a damaged file. */
+function champions(c: ChampionsSection, view: (s: Section) => ArrayBufferView, documents: number): ChampionState {
+  const sizes = view(c.sizes) as Int32Array;
+  const numbers = view(c.numbers) as Float64Array;
+  const count = c.words.length + c.pairKeys.length;
+  if (sizes.length !== count || numbers.length !== count * CHAMPION_NUMBERS) throw new Error('champion lists do not match their keys');
+  const arrays = Object.fromEntries(Object.entries(CHAMPION_ARRAYS).map(([name, type]) => {
+    const s = c[name as keyof typeof CHAMPION_ARRAYS];
+    if (s.type !== type) throw new Error(`champion ${name} is not ${type}`);
+    return [name, view(s)];
+  })) as { [K in keyof typeof CHAMPION_ARRAYS]: InstanceType<(typeof ARRAYS)[(typeof CHAMPION_ARRAYS)[K]]> };
+  const out: ChampionState = { tuning: c.tuning, terms: [], pairs: [] };
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const end = at + sizes[i];
+    if (sizes[i] < 0 || end > arrays.docs.length) throw new Error('champion list sizes out of bounds');
+    const champ: Champion = {
+      docs: arrays.docs.subarray(at, end),
+      tf: arrays.tf.subarray(at, end),
+      score: arrays.score.subarray(at, end),
+      length: arrays.length.subarray(at, end),
+      gate: arrays.gate.subarray(at, end),
+      staticScore: arrays.staticScore.subarray(at, end),
+      threshold: numbers[i * CHAMPION_NUMBERS],
+      maxBm25: numbers[i * CHAMPION_NUMBERS + 1],
+    };
+    // a damaged file must not send a search to a document that is not there
+    for (let k = 0; k < champ.docs.length; k++) if (champ.docs[k] < 0 || champ.docs[k] >= documents) throw new Error('champion document out of bounds');
+    if (i < c.words.length) out.terms.push([c.words[i], champ]);
+    else out.pairs.push([c.pairKeys[i - c.words.length], { champ, idf: numbers[i * CHAMPION_NUMBERS + 2] }]);
+    at = end;
+  }
+  for (const name of Object.keys(CHAMPION_ARRAYS) as (keyof typeof CHAMPION_ARRAYS)[]) if (arrays[name].length !== at) throw new Error(`champion ${name} sizes do not add up`);
+  return out;
 }

@@ -78,6 +78,8 @@ export function buildChampions(index: SearchIndex): void {
   index.champions.clear();
   index.pairChampions.clear();
   index.lazyChampions = false;
+  const t = index.tuning;
+  index.championsTuning = { championMinDf: t.championMinDf, champions: t.champions, pairMinDf: t.pairMinDf };
   const minDf = championMinDf(index);
   for (const [word, t] of index.terms) {
     const p = index.postings[t];
@@ -96,6 +98,14 @@ export function dropChampions(index: SearchIndex): void {
   index.champions.clear();
   index.pairChampions.clear();
   index.lazyChampions = true;
+  index.championsTuning = undefined;
+}
+
+/** Every champion list is there, made with the index's tuning (a snapshot's are, when it was saved with the same). */
+export function championsCurrent(index: SearchIndex): boolean {
+  const made = index.championsTuning;
+  const t = index.tuning;
+  return made !== undefined && made.championMinDf === t.championMinDf && made.champions === t.champions && made.pairMinDf === t.pairMinDf;
 }
 
 const championMinDf = (index: SearchIndex) => Math.max(index.tuning.championMinDf, index.tuning.champions);
