@@ -13,8 +13,12 @@ export interface CatalogVersion {
   seq: number;
 }
 
+const versionSelect = (db: Db, epoch: 'epoch', seq: 'seq') => db.selectFrom('media_meta').select(['name', 'value']).where('name', 'in', [epoch, seq]);
 /** Read before every search: compiled once (see HotQuery), not built by Kysely each time. */
-const VERSION = new HotQuery((db: Db, epoch: 'epoch', seq: 'seq') => db.selectFrom('media_meta').select(['name', 'value']).where('name', 'in', [epoch, seq]));
+const VERSION = new HotQuery(versionSelect);
+
+/** `readVersion`'s query, its SQL and values (a reader with a connection of its own prepares it: versionReader.ts). */
+export const versionQuery = (db: Db) => versionSelect(db, 'epoch', 'seq').compile();
 
 /** The catalogue's change version: `seq` grows with every write; `epoch` changes when the catalogue is wiped and refilled. */
 export async function readVersion(db: Db): Promise<CatalogVersion> {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Store } from '../../../platform/store/store.ts';
-import { type CatalogVersion, readVersion, versionOf } from './repository.ts';
+import { type CatalogVersion, readVersion, versionOf, versionQuery } from './repository.ts';
 
 /**
  * How the search engine reads the catalogue's version before each turn of searches
@@ -26,6 +26,9 @@ export function versionReader(store: Store): VersionReader {
   const viaStore = () => readVersion(store.db);
   const url = store.databaseUrl;
   if (store.dialect !== 'postgres' || !url) return { read: viaStore, close: async () => {} };
+  // repository.ts `readVersion`'s query, prepared on the reader's connection, its rows as arrays
+  const query = versionQuery(store.db);
+  const VERSION: pg.QueryArrayConfig = { name: 'cloudtwin_media_version', text: query.sql, values: [...query.parameters], rowMode: 'array' };
   /** The connection, with the reads under way on it. */
   let client: Promise<{ c: RefCountedClient; reading: number }> | undefined;
   let closed = false;
@@ -78,6 +81,3 @@ type RefCountedClient = pg.Client & { ref(): void; unref(): void };
 
 /** The reader's connection as pg_stat_activity names it. */
 export const APPLICATION_NAME = 'cloudtwin media version';
-
-/** repository.ts `readVersion`'s query, prepared on the reader's connection, its rows as arrays. */
-const VERSION: pg.QueryArrayConfig = { name: 'cloudtwin_media_version', text: "SELECT name, value FROM media_meta WHERE name IN ('epoch', 'seq')", rowMode: 'array' };
