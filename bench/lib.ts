@@ -215,29 +215,43 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/**
- * CPU time (ms) used so far by the PostgreSQL server processes serving `database` on this
- * machine (their process titles name it), or NaN when there are none to see (a server elsewhere,
- * off Linux). A backend that ended before this call is not counted.
- */
-export function postgresCpuMs(database: string): number {
-  let ms = 0;
-  let seen = 0;
+/** CPU time (ms) so far of each PostgreSQL server process serving `database` on this machine (their process titles name it), by pid. */
+function postgresBackendsCpuMs(database: string): Map<number, number> {
+  const out = new Map<number, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (!title.startsWith('postgres: ') || !title.includes(` ${database} `)) continue;
       const cpu = cpuMs(Number(pid));
-      if (Number.isFinite(cpu)) {
-        ms += cpu;
-        seen++;
-      }
+      if (Number.isFinite(cpu)) out.set(Number(pid), cpu);
     } catch {
       // ended meanwhile
     }
   }
-  return seen ? ms : NaN;
+  return out;
+}
+
+/**
+ * A meter of the CPU time of the PostgreSQL server processes serving `database` on this machine:
+ * each call gives the ms they used since the meter was made, or NaN when there are none to see
+ * (a server elsewhere, off Linux). Each backend counts from its own reading when the meter was
+ * made (0 for one started since); one that ended meanwhile is not counted. A sum of all
+ * backends at two times went below zero when a pool closed a connection in between (its whole
+ * life's CPU left the second sum).
+ */
+export function postgresCpuMeter(database: string): () => number {
+  const start = postgresBackendsCpuMs(database);
+  return () => {
+    const now = postgresBackendsCpuMs(database);
+    let ms = 0;
+    for (const [pid, cpu] of now) {
+      const since = cpu - (start.get(pid) ?? 0);
+      // (below zero: another process took an ended backend's pid)
+      ms += since >= 0 ? since : cpu;
+    }
+    return now.size ? ms : NaN;
+  };
 }
 
 /** VmRSS of a process in MiB (Linux /proc), or NaN elsewhere. */

@@ -30,7 +30,7 @@ import { versionReader } from '../src/services/media/catalog/versionReader.ts';
 import { MediaSearch } from '../src/services/media/search/engine.ts';
 import { evaluate } from '../src/services/media/search/evaluate.ts';
 import { describeMixQuery, mediaQueryMix } from '../test/support/mediaQueryMix.ts';
-import { deadline, fmt, meets, postgresCpuMs, printSummary, printTable, summarize, tempDir } from './lib.ts';
+import { deadline, fmt, meets, postgresCpuMeter, printSummary, printTable, summarize, tempDir } from './lib.ts';
 
 const sizes = (process.env.MEDIA_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const seconds = Number(process.env.MEDIA_BENCH_SECONDS ?? 10);
@@ -110,10 +110,14 @@ async function runSize(size: number): Promise<SizeResult> {
     store = await Store.open({ dataDir });
   }
   try {
-    const pgCpuS = () => (storeKind === 'postgres' && databaseUrl ? postgresCpuMs(new URL(databaseUrl).pathname.slice(1)) / 1000 : NaN);
+    // CPU seconds of the PostgreSQL backends since the meter was made (NaN on SQLite)
+    const pgMeter = () => {
+      const since = storeKind === 'postgres' && databaseUrl ? postgresCpuMeter(new URL(databaseUrl).pathname.slice(1)) : () => NaN;
+      return () => since() / 1000;
+    };
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const pgCpu0 = pgCpuS();
+    const generatePg = pgMeter();
     let lastReport = 0;
     // kept only when whole (a run stopped while generating leaves part of it: generating again writes the same entries)
     const kept = keepDir !== undefined && Number((await store.db.selectFrom('media_videos').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) === size;
@@ -125,7 +129,8 @@ async function runSize(size: number): Promise<SizeResult> {
     });
     const generateS = (performance.now() - t0) / 1000;
     const cpu1 = process.cpuUsage();
-    const pgCpu1 = pgCpuS();
+    const generatePgCpu = generatePg();
+    const indexPg = pgMeter();
     // kept catalogues keep a snapshot of the index too (built and saved by the first run, loaded by later ones)
     // the version reader the server's engine has (catalog/index.ts)
     const engine = new MediaSearch(store.db, { snapshotFile: keepDir && dataDir ? join(dataDir, 'cloudtwin.media-index') : undefined, versionReader: versionReader(store) });
@@ -135,11 +140,11 @@ async function runSize(size: number): Promise<SizeResult> {
     // the build's CPU, not the snapshot's saving after it (SQLite)
     const cpuS = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
     const indexCpuS = cpuS(process.cpuUsage(cpu1));
-    const indexPgCpuS = pgCpuS() - pgCpu1;
+    const indexPgCpuS = indexPg();
     await engine.saved();
     const indexHow = engine.stats.snapshotLoads ? 'loaded from snapshot' : 'built';
     const generateCpuS = cpuS(cpu1) - cpuS(cpu0);
-    const generatePgCpuS = kept ? NaN : pgCpu1 - pgCpu0;
+    const generatePgCpuS = kept ? NaN : generatePgCpu;
     const pgText = (s: number) => (Number.isFinite(s) ? `, PostgreSQL's CPU ${s.toFixed(1)} s` : '');
     if (typeof globalThis.gc === 'function') globalThis.gc();
     const memory = process.memoryUsage();
@@ -204,13 +209,13 @@ async function runSize(size: number): Promise<SizeResult> {
     const before = { ...engine.index.stats };
     const started = performance.now();
     const phaseCpu = process.cpuUsage();
-    const phasePgCpu = pgCpuS();
+    const phasePg = pgMeter();
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const elapsed = (performance.now() - started) / 1000;
     const phaseCpuUsed = process.cpuUsage(phaseCpu);
     // CPU per query of the concurrent phase: this process (every thread), and PostgreSQL's backends (the version read before each turn's searches)
     const cpuPerQueryMs = ((phaseCpuUsed.user + phaseCpuUsed.system) / 1000 / all.length);
-    const pgCpuPerQueryMs = ((pgCpuS() - phasePgCpu) * 1000) / all.length;
+    const pgCpuPerQueryMs = (phasePg() * 1000) / all.length;
     const s = summarize(all);
     const strategies = Object.entries(engine.index.stats).map(([k, v]) => `${k} ${v - before[k as keyof typeof before]}`).join(', ');
     await engine.close();
