@@ -92,15 +92,20 @@ export function MutationStatus({ op, done, error }: { op: Parameters<typeof Oper
  * on the button named for the action (Escape, the backdrop and Cancel do nothing). For a
  * destructive one (`danger`) Cancel has the focus, so a stray Enter deletes nothing.
  */
-export function Confirm({ title, action, danger, onConfirm, onCancel, children }: { title: string; action: string; danger?: boolean; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
+/** A question before an action: Cancel (or Escape) calls `onClose`; the action closes it too, then calls `onConfirm`. */
+export function Confirm({ title, action, danger, onConfirm, onClose, children }: { title: string; action: string; danger?: boolean; onConfirm: () => void; onClose: () => void; children: ReactNode }) {
+  const confirm = () => {
+    onClose();
+    onConfirm();
+  };
   return (
-    <Dialog title={title} onClose={onCancel}>
+    <Dialog title={title} onClose={onClose}>
       <div className="confirm-text">{children}</div>
       <div className="actions">
-        <button type="button" className={danger ? 'danger-solid' : undefined} onClick={onConfirm}>
+        <button type="button" className={danger ? 'danger-solid' : undefined} onClick={confirm}>
           {action}
         </button>
-        <button type="button" className="secondary" onClick={onCancel} data-autofocus={danger ? '' : undefined}>
+        <button type="button" className="secondary" onClick={onClose} data-autofocus={danger ? '' : undefined}>
           Cancel
         </button>
       </div>

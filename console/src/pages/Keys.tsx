@@ -247,11 +247,6 @@ export function KeysPage({ session }: { session: Session }) {
       },
     ];
   };
-  const confirmed = () => {
-    const p = pending;
-    setPending(undefined);
-    if (p) quietly(p.act());
-  };
 
   return (
     <section aria-labelledby="keys-title">
@@ -333,7 +328,7 @@ export function KeysPage({ session }: { session: Session }) {
       />
 
       {pending && (
-        <Confirm title={pending.title} action={pending.action} danger={pending.danger} onConfirm={confirmed} onCancel={() => setPending(undefined)}>
+        <Confirm title={pending.title} action={pending.action} danger={pending.danger} onConfirm={() => quietly(pending.act())} onClose={() => setPending(undefined)}>
           <p>{pending.text}</p>
         </Confirm>
       )}

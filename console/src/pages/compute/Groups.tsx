@@ -213,11 +213,8 @@ export function GroupsPage({ session }: { session: Session }) {
           title={`Delete ${groupTitle(deleting)}?`}
           action="Delete group"
           danger
-          onCancel={() => setDeleting(undefined)}
-          onConfirm={() => {
-            setDeleting(undefined);
-            void run(`Deleted ${groupTitle(deleting)}`, 'DELETE', path(deleting));
-          }}
+          onClose={() => setDeleting(undefined)}
+          onConfirm={() => void run(`Deleted ${groupTitle(deleting)}`, 'DELETE', path(deleting))}
         >
           <p>{currentSize(deleting.resource) === 1 ? 'Its one instance is' : `Its ${currentSize(deleting.resource)} instances are`} deleted with it. This cannot be undone.</p>
         </Confirm>

@@ -128,11 +128,8 @@ export function InstancesPage({ session }: { session: Session }) {
         <Confirm
           title={`Stop ${instanceTitle(stopping)}?`}
           action="Stop instance"
-          onCancel={() => setStopping(undefined)}
-          onConfirm={() => {
-            setStopping(undefined);
-            void run(`Stopped ${instanceTitle(stopping)}`, 'POST', `${path(stopping)}/stop`);
-          }}
+          onClose={() => setStopping(undefined)}
+          onConfirm={() => void run(`Stopped ${instanceTitle(stopping)}`, 'POST', `${path(stopping)}/stop`)}
         >
           <p>It shuts down and keeps its disks and internal IP; Start runs it again.</p>
         </Confirm>
@@ -142,11 +139,8 @@ export function InstancesPage({ session }: { session: Session }) {
           title={`Delete ${instanceTitle(deleting)}?`}
           action="Delete instance"
           danger
-          onCancel={() => setDeleting(undefined)}
-          onConfirm={() => {
-            setDeleting(undefined);
-            void run(`Deleted ${instanceTitle(deleting)}`, 'DELETE', path(deleting));
-          }}
+          onClose={() => setDeleting(undefined)}
+          onConfirm={() => void run(`Deleted ${instanceTitle(deleting)}`, 'DELETE', path(deleting))}
         >
           <p>Its disks set to be deleted with it go too. This cannot be undone.</p>
           {instanceGroupOf(deleting.resource) && <p>It belongs to the managed instance group {instanceGroupOf(deleting.resource)}.</p>}

@@ -84,11 +84,8 @@ export function TemplatesPage({ session }: { session: Session }) {
           title={`Delete ${templateTitle(deleting)}?`}
           action="Delete template"
           danger
-          onCancel={() => setDeleting(undefined)}
-          onConfirm={() => {
-            setDeleting(undefined);
-            void run(`Deleted ${templateTitle(deleting)}`, 'DELETE', resourcePath(session.project, deleting.scope, 'instanceTemplates', deleting.resource.name));
-          }}
+          onClose={() => setDeleting(undefined)}
+          onConfirm={() => void run(`Deleted ${templateTitle(deleting)}`, 'DELETE', resourcePath(session.project, deleting.scope, 'instanceTemplates', deleting.resource.name))}
         >
           <p>Instances and groups can no longer be created from it. This cannot be undone.</p>
         </Confirm>
