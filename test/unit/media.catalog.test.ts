@@ -10,6 +10,8 @@ import { normalizeEntry, parseDuration } from '../../src/services/media/catalog/
 import { generateCatalog, generatedCount, isoTime, languageWords } from '../../src/services/media/catalog/generator.ts';
 import { countEntries, resourcesById } from '../../src/services/media/catalog/repository.ts';
 import { PhaseRate } from '../../src/services/media/catalog/progress.ts';
+import { checkEntries, writeImportBatch } from '../../src/services/media/catalog/writer.ts';
+import { isUniqueViolation } from '../../src/platform/store/uniqueViolation.ts';
 import { CH_BIG, channel, type FixtureStore, fixtureEntries, load, openFixture, video } from './media.fixture.ts';
 
 const error = (entry: unknown) => {
@@ -276,6 +278,57 @@ describe('media catalogue writes', () => {
       }
     } finally {
       await f.close();
+    }
+  });
+});
+
+describe('media catalogue writes of new entries (plain inserts)', () => {
+  const exported = async (f: FixtureStore) => {
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on('data', (c) => chunks.push(String(c)));
+    await exportNdjson(storeTarget(f.store), out);
+    return chunks.join('').trim().split('\n').sort();
+  };
+
+  test('a write of new entries inserts them; one that meets a stored entry fails whole with a unique violation', async () => {
+    const f = await openFixture([]);
+    try {
+      const entries = await checkEntries(f.store.db, [channel(CH_BIG, 'Big', { videoCount: 2 }), video('vidFresh0001', 'fresh one', { channelId: CH_BIG }), video('vidFresh0002', 'fresh two', { channelId: CH_BIG })], (i) => `entries[${i}]`);
+      assert.deepEqual(entries.problems, []);
+      const [big, one, two] = entries.entries;
+      await writeImportBatch(f.store.db, [big, one], undefined, true);
+      assert.deepEqual(await countEntries(f.store.db), { content_owners: 0, channels: 1, videos: 1, playlists: 0 });
+      await assert.rejects(writeImportBatch(f.store.db, [two, one], undefined, true), (err: unknown) => isUniqueViolation(err));
+      // nothing of that batch, not even its new video
+      assert.deepEqual(await countEntries(f.store.db), { content_owners: 0, channels: 1, videos: 1, playlists: 0 });
+      // as upserts it is written
+      await writeImportBatch(f.store.db, [two, one]);
+      assert.deepEqual(await countEntries(f.store.db), { content_owners: 0, channels: 1, videos: 2, playlists: 0 });
+    } finally {
+      await f.close();
+    }
+  });
+
+  test('generating into a catalogue that holds part of it already gives the catalogue a clean generation gives', async () => {
+    // on PostgreSQL the batches are first written as new rows: the first meets stored entries and is written again as upserts
+    const opts = { videos: 600, seed: 12 };
+    const clean = await openFixture([]);
+    const partial = await openFixture([]);
+    try {
+      await generateInto(storeTarget(clean.store), opts, generatedCount(opts.videos));
+      const stored = [...generateCatalog(opts)].slice(0, 300);
+      // and one of them changed: the generation writes it as generated
+      stored[stored.length - 1] = { ...stored[stored.length - 1], etag: 'changed' };
+      await load(partial.store, stored);
+      await generateInto(storeTarget(partial.store), opts, generatedCount(opts.videos));
+      const expected = await exported(clean);
+      assert.equal(expected.length, generatedCount(opts.videos));
+      assert.deepEqual(await exported(partial), expected);
+      assert.deepEqual(await countEntries(partial.store.db), await countEntries(clean.store.db));
+    } finally {
+      await clean.close();
+      await partial.close();
     }
   });
 });

@@ -7,6 +7,7 @@ import type { ProjectRecord } from '../../../platform/iam/directory.ts';
 import type { OperationEngine, OperationError, OperationRecord } from '../../../platform/operations/engine.ts';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
+import { isUniqueViolation } from '../../../platform/store/uniqueViolation.ts';
 import { type OperationFailure, computeError, operationFailure, resourceNotFound } from '../errors.ts';
 import type { OperationErrorEntry } from '../instanceTemplate/types.ts';
 import { type ListParams, aggregatedAnswer, listAnswer, listPage } from '../listPage.ts';
@@ -82,12 +83,6 @@ function payloadOf(p: OperationPayload | LegacyTemplatePayload): OperationPayloa
 
 /** The member's e-mail, as Compute writes `user`. */
 const userOf = (p: Principal) => p.member.replace(/^[a-zA-Z]+:/, '');
-
-/** Duplicate-key violations of either store (a concurrent repeat of a requestId). */
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || /UNIQUE constraint failed/i.test(String(e?.message ?? ''));
-}
 
 /** An operation that ended with an engine error (its kind failed unexpectedly, or a fault rule's): Compute's `error.errors[]`. */
 function errorFailure(error: OperationError): OperationFailure {

@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { type ControlledTransaction, sql } from 'kysely';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
+import { isUniqueViolation } from '../../../platform/store/uniqueViolation.ts';
 import { type EntryRefs, type NormalizedEntry, normalizeEntry } from './format.ts';
 import { generateCatalog, type GenerateOptions } from './generator.ts';
 import type { GeneratorThreadData } from './generatorThread.ts';
@@ -100,6 +101,23 @@ export function storeTarget(store: Store): CatalogTarget {
     group = undefined;
     await open?.trx.commit().execute();
   };
+  /**
+   * While bulk writing on PostgreSQL: a batch is first written as new rows (plain inserts, see
+   * writeEntries `fresh`); when one of them is stored already, its transaction is rolled back and
+   * it is written again as upserts, and so are the batches after it (the catalogue holds some).
+   */
+  let insertsFirst = false;
+  const writeBatch = async (entries: NormalizedEntry[], mark: ImportMark | undefined) => {
+    if (insertsFirst) {
+      try {
+        return await writeImportBatch(store.db, entries, mark, true);
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        insertsFirst = false;
+      }
+    }
+    return writeImportBatch(store.db, entries, mark);
+  };
   return {
     async notStored(ids) {
       const refs: EntryRefs[] = [...ids.channels.map((channelId) => ({ channelId })), ...ids.contentOwners.map((contentOwnerId) => ({ contentOwnerId }))];
@@ -108,7 +126,7 @@ export function storeTarget(store: Store): CatalogTarget {
     resumePoint: (id) => importResumePoint(store.db, id),
     async write(batch, mark) {
       const entries = batch.map((b) => b.entry);
-      if (!grouping || mark) return writeImportBatch(store.db, entries, mark);
+      if (!grouping || mark) return writeBatch(entries, mark);
       group ??= { trx: await store.db.startTransaction().execute(), entries: 0 };
       try {
         await writeChecked(group.trx, entries);
@@ -125,7 +143,10 @@ export function storeTarget(store: Store): CatalogTarget {
     finishImport: (id) => finishImport(store.db, id),
     exportLines: () => exportEntries(store.db),
     async bulk(on, { durable }) {
-      if (store.dialect !== 'sqlite') return;
+      if (store.dialect !== 'sqlite') {
+        insertsFirst = on;
+        return;
+      }
       // the open group holds whole batches: committed as each batch was before, even after a failure (generating again writes the same entries)
       if (!on) await commitGroup();
       grouping = on && !durable;

@@ -43,10 +43,10 @@ export async function checkEntries(db: Db, inputs: unknown[], where: (i: number)
   return { entries, problems };
 }
 
-/** Writes checked entries with one change sequence number (in the caller's transaction). */
-export async function writeChecked(trx: Db, entries: NormalizedEntry[]): Promise<void> {
+/** Writes checked entries with one change sequence number (in the caller's transaction); `fresh`: none is stored yet (see writeEntries). */
+export async function writeChecked(trx: Db, entries: NormalizedEntry[], fresh = false): Promise<void> {
   if (!entries.length) return;
-  await writeEntries(trx, entries, await nextSeq(trx));
+  await writeEntries(trx, entries, await nextSeq(trx), fresh);
 }
 
 const SECTIONS = new Map<string, EntryType>([
@@ -96,10 +96,10 @@ export interface ImportMark {
 
 const markName = (id: string) => `import:${id}`;
 
-/** Writes checked entries and, with `mark`, the import's progress, in one transaction. */
-export async function writeImportBatch(db: Db, entries: NormalizedEntry[], mark?: ImportMark): Promise<void> {
+/** Writes checked entries and, with `mark`, the import's progress, in one transaction; `fresh`: none is stored yet (see writeEntries). */
+export async function writeImportBatch(db: Db, entries: NormalizedEntry[], mark?: ImportMark, fresh = false): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await writeChecked(trx, entries);
+    await writeChecked(trx, entries, fresh);
     if (mark) {
       const name = markName(mark.id);
       await trx.insertInto('media_meta').values({ name, value: mark.afterLine }).onConflict((c) => c.column('name').doUpdateSet({ value: mark.afterLine })).execute();
