@@ -7,16 +7,18 @@ import { MAX_WORD_LENGTH, WordIds, words } from '../../src/services/media/search
 /** A table that numbers words its own way (ids need not be 0, 1, 2...), and the words it gives for a text. */
 function table() {
   const seen = new Map<string, number>();
+  const wordOf = new Map<number, string>();
   const ids = new WordIds((w) => {
     assert.ok(!seen.has(w), `${JSON.stringify(w)} resolved twice`);
     const id = 7 + 3 * seen.size;
     seen.set(w, id);
+    wordOf.set(id, w);
     return id;
   });
   const out = new Int32Array(4096);
   return (text: string, max = Infinity) => {
     const n = ids.ids(text, max, out);
-    return Array.from(out.subarray(0, n), (id) => ids.wordOf(id));
+    return Array.from(out.subarray(0, n), (id) => wordOf.get(id));
   };
 }
 

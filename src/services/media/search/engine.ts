@@ -6,6 +6,7 @@ import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult
 import { evaluate } from './evaluate.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
+import { Tokenizer } from './tokenizer.ts';
 import { buildChampions, championsCurrent, dropChampions } from './topDocuments.ts';
 
 const LOAD_PAGE = 5000;
@@ -33,6 +34,8 @@ export class MediaSearch implements MediaSearchEngine {
   /** The last catch-up asked for: they run one after the other, in the order of their reads. */
   #catchingUp: Promise<void> = Promise.resolve();
   #onProgress: ((loaded: number) => void) | undefined;
+  /** Rows of a build after which the words of the rest are split on another core (see #loadRows). */
+  readonly #tokenizeAfter: number;
   readonly #snapshotFile: Promise<string | undefined>;
   readonly #versionReader: VersionReader | undefined;
   #snapshotTried = false;
@@ -45,10 +48,13 @@ export class MediaSearch implements MediaSearchEngine {
    * loads it instead of building the index from every row; saved after each full build.
    * `versionReader`: how the catalogue's version is read before each turn of searches
    * (catalog/versionReader.ts; else through `db`); closed by `close`.
+   * `tokenizeAfter`: rows of a build after which the words of the rest are split on another core
+   * (default: a page, so a catalogue of one page is built without a thread; tests: 0 or Infinity).
    */
-  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; versionReader?: VersionReader } = {}) {
+  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; versionReader?: VersionReader; tokenizeAfter?: number } = {}) {
     this.#db = db;
     this.#onProgress = opts.onProgress;
+    this.#tokenizeAfter = opts.tokenizeAfter ?? LOAD_PAGE;
     this.#snapshotFile = Promise.resolve(opts.snapshotFile).catch(() => undefined);
     this.#versionReader = opts.versionReader;
   }
@@ -140,36 +146,7 @@ export class MediaSearch implements MediaSearchEngine {
     // a new index is built in bulk (no search sees it before it is whole)
     const bulk = index !== this.#index;
     if (bulk) index.beginBulk();
-    let loaded = 0;
-    for (const [kind, table] of TABLES) {
-      // rows written after `from` (the rows of `from` itself are in the index): ids are never empty, so (from + 1, '') precedes them all
-      const page = (lastSeq: number, lastId: string) =>
-        this.#db
-          .selectFrom(table)
-          .select(['id', 'seq', 'channel_id', 'published_at', 'title', 'description', 'search_text', 'attrs'])
-          .where('seq', '<=', v.seq)
-          // row-value comparison: both stores walk the (seq, id) index page by page
-          .where((eb) => eb(eb.refTuple('seq', 'id'), '>', eb.tuple(lastSeq, lastId)))
-          .orderBy('seq')
-          .orderBy('id')
-          .limit(LOAD_PAGE)
-          .execute();
-      let next = page(from + 1, '');
-      for (;;) {
-        const rows = await next;
-        // the next page is asked for before this one is indexed: a store in another process (PostgreSQL) reads it meanwhile
-        const more = rows.length === LOAD_PAGE;
-        if (more) {
-          next = page(Number(rows[rows.length - 1].seq), rows[rows.length - 1].id);
-          next.catch(() => {}); // awaited below, unless indexing this page throws first
-        }
-        for (const r of rows) index.upsert(kind, r as IndexRow);
-        loaded += rows.length;
-        this.stats.rowsLoaded += rows.length;
-        this.#onProgress?.(loaded);
-        if (!more) break;
-      }
-    }
+    await this.#loadRows(index, v, from, bulk);
     if (bulk) index.endBulk();
     if (from === 0) index.trim();
     index.refreshPairs();
@@ -191,6 +168,71 @@ export class MediaSearch implements MediaSearchEngine {
           () => {},
         );
       }
+    }
+  }
+
+  /**
+   * Indexes the rows written after `from` up to `v`, a page at a time. The next page is asked for
+   * before this one is indexed (a store in another process, PostgreSQL, reads it meanwhile). A
+   * build (`bulk`) of more than `#tokenizeAfter` rows has the words of its next pages split on
+   * another core (tokenizer.ts): each page is in the tokenizer's hands before the page before it is
+   * indexed.
+   */
+  async #loadRows(index: SearchIndex, v: CatalogVersion, from: number, bulk: boolean): Promise<void> {
+    let loaded = 0;
+    let tokenizer: Tokenizer | undefined;
+    const tokenizing = () => {
+      // numbered from the terms the index has (those of the pages indexed without it)
+      if (bulk && !tokenizer && loaded >= this.#tokenizeAfter) tokenizer = new Tokenizer(index.termWords);
+      return tokenizer;
+    };
+    try {
+      for (const [kind, table] of TABLES) {
+        // rows written after `from` (the rows of `from` itself are in the index): ids are never empty, so (from + 1, '') precedes them all
+        const page = (lastSeq: number, lastId: string) =>
+          this.#db
+            .selectFrom(table)
+            .select(['id', 'seq', 'channel_id', 'published_at', 'title', 'description', 'search_text', 'attrs'])
+            .where('seq', '<=', v.seq)
+            // row-value comparison: both stores walk the (seq, id) index page by page
+            .where((eb) => eb(eb.refTuple('seq', 'id'), '>', eb.tuple(lastSeq, lastId)))
+            .orderBy('seq')
+            .orderBy('id')
+            .limit(LOAD_PAGE)
+            .execute() as Promise<(IndexRow & { seq: number })[]>;
+        const withTokens = (rows: (IndexRow & { seq: number })[]) => ({ rows, tokens: tokenizing()?.tokenize(rows) });
+        let current = withTokens(await page(from + 1, ''));
+        for (;;) {
+          const { rows, tokens } = current;
+          const more = rows.length === LOAD_PAGE;
+          const next = more ? page(Number(rows[rows.length - 1].seq), rows[rows.length - 1].id) : undefined;
+          next?.catch(() => {}); // awaited below, unless indexing this page throws first
+          // with a tokenizer, the next page goes to it before this one is indexed
+          let following: typeof current | undefined;
+          if (next && tokenizer) {
+            const nextRows = await next;
+            following = { rows: nextRows, tokens: tokenizer.tokenize(nextRows) };
+            following.tokens?.catch(() => {}); // awaited at its turn
+          }
+          const given = tokens && (await tokens);
+          if (given) {
+            index.registerTerms(given.words);
+            const { ids, counts } = given;
+            for (let i = 0, at = 0; i < rows.length; i++) {
+              const words = { ids, from: at, title: counts[3 * i], searchText: counts[3 * i + 1], description: counts[3 * i + 2] };
+              index.upsert(kind, rows[i], words);
+              at += Math.max(0, words.title) + Math.max(0, words.searchText) + Math.max(0, words.description);
+            }
+          } else for (const r of rows) index.upsert(kind, r);
+          loaded += rows.length;
+          this.stats.rowsLoaded += rows.length;
+          this.#onProgress?.(loaded);
+          if (!next) break;
+          current = following ?? withTokens(await next);
+        }
+      }
+    } finally {
+      await tokenizer?.close();
     }
   }
 

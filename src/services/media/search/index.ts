@@ -27,6 +27,8 @@ const TITLE_WORDS = 100;
 const SEARCH_TEXT_WORDS = 100;
 /** Words of the description that are indexed (the rest are not searchable). */
 const DESCRIPTION_WORDS = 48;
+/** The words indexed of each field, in a document's order: title, tags / custom URL, description. */
+export const FIELD_WORDS = [TITLE_WORDS, SEARCH_TEXT_WORDS, DESCRIPTION_WORDS] as const;
 /**
  * Word positions in a document: its title's words, a break, its tags' words, a break, its
  * description's words, a break (a break takes a position, so no phrase spans two fields). They
@@ -121,6 +123,34 @@ export const STABLE_ORDERS: readonly string[] = ['date', 'viewCount', 'rating', 
 
 /** What the index reads of a catalogue row. */
 export type IndexRow = Omit<MediaRow, 'seq'>;
+
+/**
+ * Whether `upsert` indexes a row (FLAG.searchable in its attrs), read from the attrs' text without
+ * parsing it: the flags are the array's first number, `[flags,...`.
+ */
+export function searchableRow(row: IndexRow): boolean {
+  const attrs = row.attrs;
+  let flags = 0;
+  for (let i = 1; i < attrs.length; i++) {
+    const digit = attrs.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    flags = flags * 10 + digit;
+  }
+  return (flags & FLAG.searchable) !== 0;
+}
+
+/**
+ * A row's indexed words as term ids, split elsewhere (tokenizer.ts, whose words the index has
+ * registered, see `registerTerms`): from `ids[from]`, the title's `title` ids, then the tags'
+ * `searchText`, then the description's `description` (-1: an empty field, which is none).
+ */
+export interface RowWords {
+  ids: Int32Array;
+  from: number;
+  title: number;
+  searchText: number;
+  description: number;
+}
 
 export class Postings {
   docs: Int32Array;
@@ -352,6 +382,8 @@ export class SearchIndex {
   maxPublished = 0;
 
   readonly terms = new Map<string, number>();
+  /** Term number -> its word (the inverse of `terms`). */
+  readonly termWords: string[] = [];
   readonly postings: TermPostings[] = [];
   /** Documents of adjacent frequent words (see pairs.ts; brought up to date by `refreshPairs`). */
   pairs = new PairIndex();
@@ -529,11 +561,23 @@ export class SearchIndex {
     return { title: buf.toString('latin1', at, mid), description: buf.toString('latin1', mid, mid + descriptionUnits) };
   }
 
+  /**
+   * Registers the words a tokenizer thread met first in a page (tokenizer.ts), before the page's
+   * rows are given to `upsert`: each gets the next term number, as the thread numbered it.
+   */
+  registerTerms(words: readonly string[]): void {
+    for (const w of words) {
+      const expected = this.postings.length;
+      if (this.#termId(w) !== expected) throw new Error(`the tokenizer's word '${w}' is a known term: its numbers are not the index's`);
+    }
+  }
+
   #termId(word: string): number {
     let t = this.terms.get(word);
     if (t === undefined) {
       t = this.postings.length;
       this.terms.set(word, t);
+      this.termWords.push(word);
       this.postings.push(new TermPostings(2));
       if (t >= this.#lastDoc.length) this.#termScratch(this.#lastDoc.length * 2);
     }
@@ -558,7 +602,7 @@ export class SearchIndex {
   }
 
   /** Adds (or replaces) an entry. Entries that are not public are removed from search. */
-  upsert(kind: MediaKind, row: IndexRow): void {
+  upsert(kind: MediaKind, row: IndexRow, given?: RowWords): void {
     this.dropOrderings();
     this.geoCells = undefined;
     // nothing derived is held during a build: no clearing of empty maps per row
@@ -623,16 +667,25 @@ export class SearchIndex {
     this.#pushText(d, row.title, cutCodePoints(row.description, DESCRIPTION_KEPT));
     // Text: title (weighted), then tags/custom URL, then the start of the description.
     this.#docLength = 0;
-    const wordIds = this.#wordIds;
-    const ids = this.#fieldIds;
-    const titleCount = wordIds.ids(row.title, TITLE_WORDS, ids);
-    const titleWords = this.#titleWords;
-    titleWords.length = titleCount;
-    for (let k = 0; k < titleCount; k++) titleWords[k] = wordIds.wordOf(ids[k]);
-    this.titles[d] = titleWords.join(' ');
-    let len = this.#field(d, ids, titleCount, TITLE_WEIGHT);
-    if (row.search_text) len += this.#field(d, ids, wordIds.ids(row.search_text, SEARCH_TEXT_WORDS, ids), 1);
-    if (row.description) len += this.#field(d, ids, wordIds.ids(row.description, DESCRIPTION_WORDS, ids), 1);
+    let len: number;
+    if (given) {
+      const { ids, from } = given;
+      const titleCount = Math.max(0, given.title);
+      this.#title(d, ids, from, titleCount);
+      len = this.#field(d, ids, from, titleCount, TITLE_WEIGHT);
+      let at = from + titleCount;
+      if (given.searchText >= 0) len += this.#field(d, ids, at, given.searchText, 1);
+      at += Math.max(0, given.searchText);
+      if (given.description >= 0) len += this.#field(d, ids, at, given.description, 1);
+    } else {
+      const wordIds = this.#wordIds;
+      const ids = this.#fieldIds;
+      const titleCount = wordIds.ids(row.title, TITLE_WORDS, ids);
+      this.#title(d, ids, 0, titleCount);
+      len = this.#field(d, ids, 0, titleCount, TITLE_WEIGHT);
+      if (row.search_text) len += this.#field(d, ids, 0, wordIds.ids(row.search_text, SEARCH_TEXT_WORDS, ids), 1);
+      if (row.description) len += this.#field(d, ids, 0, wordIds.ids(row.description, DESCRIPTION_WORDS, ids), 1);
+    }
     this.docLen[d] = Math.min(len, 65535);
     this.totalLen += len;
     // each term's posting with room for its positions, then the positions in document order
@@ -684,9 +737,17 @@ export class SearchIndex {
     this.#block = undefined;
   }
 
-  /** Counts a field's words (their term ids, `ids[0, count)`) in document `d`; how many. */
-  #field(d: number, ids: Int32Array, count: number, weight: number): number {
-    for (let i = 0; i < count; i++) {
+  /** The title's words (`titles`): its term ids `ids[from, from + count)`, folded, joined by spaces. */
+  #title(d: number, ids: Int32Array, from: number, count: number): void {
+    const titleWords = this.#titleWords;
+    titleWords.length = count;
+    for (let k = 0; k < count; k++) titleWords[k] = this.termWords[ids[from + k]];
+    this.titles[d] = titleWords.join(' ');
+  }
+
+  /** Counts a field's words (their term ids, `ids[from, from + count)`) in document `d`; how many. */
+  #field(d: number, ids: Int32Array, from: number, count: number, weight: number): number {
+    for (let i = from; i < from + count; i++) {
       const t = ids[i];
       if (this.#lastDoc[t] !== d) {
         this.#lastDoc[t] = d;
@@ -836,7 +897,10 @@ export class SearchIndex {
     const s = st.strings;
     x.ids = s.ids;
     x.titles = s.titles;
-    s.terms.forEach((w, t) => x.terms.set(w, t));
+    s.terms.forEach((w, t) => {
+      x.terms.set(w, t);
+      x.termWords.push(w);
+    });
     for (const p of st.postings) x.postings.push(p);
     x.pairs = PairIndex.restore(st.pairs, st.postings.length);
     s.topics.forEach((name, i) => x.topics.set(name, st.lists.topics[i]));

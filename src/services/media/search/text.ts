@@ -133,18 +133,11 @@ export class WordIds {
   #hashes = new Int32Array(1 << 11);
   #ids = new Int32Array(1 << 11);
   #entries: string[] = [];
-  /** The caller's id -> its word (for every id this table gave). */
-  readonly #words: string[] = [];
   readonly #fold: Int32Array;
 
   constructor(resolve: (word: string) => number) {
     this.#resolve = resolve;
     this.#fold = foldTable ??= makeFoldTable();
-  }
-
-  /** The word of an id this table gave. */
-  wordOf(id: number): string {
-    return this.#words[id];
   }
 
   /** The ids of `words(text, max)`, written to `out` (at least `max` long, or `words`' count); how many. */
@@ -247,7 +240,6 @@ export class WordIds {
     this.#entries.push(w);
     this.#hashes[e] = h;
     this.#ids[e] = id;
-    this.#words[id] = w;
     if (2 * (e + 1) > this.#slots.length) {
       const slots = new Int32Array(this.#slots.length * 2);
       const mask = slots.length - 1;
