@@ -5,6 +5,7 @@ import type { VersionReader } from '../catalog/versionReader.ts';
 import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult } from '../catalog/types.ts';
 import { evaluate } from './evaluate.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
+import { rowWordCount } from './rowWords.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { buildChampions, championsCurrent, dropChampions } from './topDocuments.ts';
@@ -221,7 +222,7 @@ export class MediaSearch implements MediaSearchEngine {
             for (let i = 0, at = 0; i < rows.length; i++) {
               const words = { ids, from: at, title: counts[3 * i], searchText: counts[3 * i + 1], description: counts[3 * i + 2] };
               index.upsert(kind, rows[i], words);
-              at += Math.max(0, words.title) + Math.max(0, words.searchText) + Math.max(0, words.description);
+              at += rowWordCount(words);
             }
           } else for (const r of rows) index.upsert(kind, r);
           loaded += rows.length;

@@ -5,6 +5,7 @@ import { PairIndex, type PairState } from './pairs.ts';
 import { PostingBlock } from './postingBlock.ts';
 import type { Dense } from './postingLists.ts';
 import { staticScoreOf } from './scoring.ts';
+import { ROW_WORDS_MAX, type RowWords, rowWords } from './rowWords.ts';
 import { WordIds } from './text.ts';
 import { type GrowableArray, grown } from './typedArrays.ts';
 import type { MediaRow } from '../../../platform/store/schema.ts';
@@ -22,13 +23,6 @@ export const KIND_NAME: MediaKind[] = ['video', 'channel', 'playlist'];
 
 /** Weight of a title occurrence in the term frequency (other fields count 1). */
 const TITLE_WEIGHT = 3;
-/** Words of the title and of the tags / custom URL that are indexed. */
-const TITLE_WORDS = 100;
-const SEARCH_TEXT_WORDS = 100;
-/** Words of the description that are indexed (the rest are not searchable). */
-const DESCRIPTION_WORDS = 48;
-/** The words indexed of each field, in a document's order: title, tags / custom URL, description. */
-export const FIELD_WORDS = [TITLE_WORDS, SEARCH_TEXT_WORDS, DESCRIPTION_WORDS] as const;
 /**
  * Word positions in a document: its title's words, a break, its tags' words, a break, its
  * description's words, a break (a break takes a position, so no phrase spans two fields). They
@@ -36,7 +30,7 @@ export const FIELD_WORDS = [TITLE_WORDS, SEARCH_TEXT_WORDS, DESCRIPTION_WORDS] a
  * a run of letters and the unspaced character after it (kana, CJK) together before it checks
  * its limit.
  */
-const MAX_POSITIONS = TITLE_WORDS + 1 + SEARCH_TEXT_WORDS + 1 + DESCRIPTION_WORDS + 1 + 3;
+const MAX_POSITIONS = ROW_WORDS_MAX + 3;
 if (MAX_POSITIONS > 256) throw new Error('word positions must fit in a byte');
 const FIELD_BREAK = -1;
 /**
@@ -137,19 +131,6 @@ export function searchableRow(row: IndexRow): boolean {
     flags = flags * 10 + digit;
   }
   return (flags & FLAG.searchable) !== 0;
-}
-
-/**
- * A row's indexed words as term ids, split elsewhere (tokenizer.ts, whose words the index has
- * registered, see `registerTerms`): from `ids[from]`, the title's `title` ids, then the tags'
- * `searchText`, then the description's `description` (-1: an empty field, which is none).
- */
-export interface RowWords {
-  ids: Int32Array;
-  from: number;
-  title: number;
-  searchText: number;
-  description: number;
 }
 
 export class Postings {
@@ -462,7 +443,7 @@ export class SearchIndex {
    * an unspaced character, see unicodeWords): room for all of them.
    */
   readonly #wordIds = new WordIds((w) => this.#termId(w));
-  readonly #fieldIds = new Int32Array(256);
+  readonly #fieldIds = new Int32Array(ROW_WORDS_MAX);
   readonly #titleWords: string[] = [];
   #docLength = 0;
   /** The postings of a bulk load not yet in the terms' lists (see `beginBulk`). */
@@ -601,7 +582,10 @@ export class SearchIndex {
     return (this.#docOf = maps);
   }
 
-  /** Adds (or replaces) an entry. Entries that are not public are removed from search. */
+  /**
+   * Adds (or replaces) an entry. Entries that are not public are removed from search. `given`:
+   * its words split elsewhere (tokenizer.ts, whose new words were registered, see `registerTerms`).
+   */
   upsert(kind: MediaKind, row: IndexRow, given?: RowWords): void {
     this.dropOrderings();
     this.geoCells = undefined;
@@ -667,25 +651,16 @@ export class SearchIndex {
     this.#pushText(d, row.title, cutCodePoints(row.description, DESCRIPTION_KEPT));
     // Text: title (weighted), then tags/custom URL, then the start of the description.
     this.#docLength = 0;
-    let len: number;
-    if (given) {
-      const { ids, from } = given;
-      const titleCount = Math.max(0, given.title);
-      this.#title(d, ids, from, titleCount);
-      len = this.#field(d, ids, from, titleCount, TITLE_WEIGHT);
-      let at = from + titleCount;
-      if (given.searchText >= 0) len += this.#field(d, ids, at, given.searchText, 1);
-      at += Math.max(0, given.searchText);
-      if (given.description >= 0) len += this.#field(d, ids, at, given.description, 1);
-    } else {
-      const wordIds = this.#wordIds;
-      const ids = this.#fieldIds;
-      const titleCount = wordIds.ids(row.title, TITLE_WORDS, ids);
-      this.#title(d, ids, 0, titleCount);
-      len = this.#field(d, ids, 0, titleCount, TITLE_WEIGHT);
-      if (row.search_text) len += this.#field(d, ids, 0, wordIds.ids(row.search_text, SEARCH_TEXT_WORDS, ids), 1);
-      if (row.description) len += this.#field(d, ids, 0, wordIds.ids(row.description, DESCRIPTION_WORDS, ids), 1);
-    }
+    const words = given ?? rowWords(this.#wordIds, row.title, row.search_text, row.description, this.#fieldIds, 0);
+    const { ids, from } = words;
+    // the title is always a field (an empty one has no words)
+    const titleCount = Math.max(0, words.title);
+    this.#title(d, ids, from, titleCount);
+    let len = this.#field(d, ids, from, titleCount, TITLE_WEIGHT);
+    let at = from + titleCount;
+    if (words.searchText >= 0) len += this.#field(d, ids, at, words.searchText, 1);
+    at += Math.max(0, words.searchText);
+    if (words.description >= 0) len += this.#field(d, ids, at, words.description, 1);
     this.docLen[d] = Math.min(len, 65535);
     this.totalLen += len;
     // each term's posting with room for its positions, then the positions in document order

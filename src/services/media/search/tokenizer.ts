@@ -1,12 +1,10 @@
 import type { Worker } from 'node:worker_threads';
-import { FIELD_WORDS, type IndexRow, searchableRow } from './index.ts';
+import { type IndexRow, searchableRow } from './index.ts';
 
 /** What the tokenizer's thread is started with (tokenizerThread.ts). */
 export interface TokenizerThreadData {
   /** The index's terms so far, in their numbers' order (the next one unseen gets the next number). */
   terms: readonly string[];
-  /** The words indexed of each field (title, tags / custom URL, description). */
-  fieldWords: readonly number[];
 }
 
 /**
@@ -35,7 +33,7 @@ export class Tokenizer {
     const { Worker } = process.getBuiltinModule('node:worker_threads');
     // tokenizerThread.ts beside this module (tokenizerThread.js in the package's dist/)
     const file = new URL(`./tokenizerThread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
-    const data: TokenizerThreadData = { terms, fieldWords: FIELD_WORDS };
+    const data: TokenizerThreadData = { terms };
     this.#thread = new Worker(file, { workerData: data });
     this.#thread.on('message', (t: PageTokens) => this.#waiting.shift()?.resolve(t));
     const fail = (e: unknown) => {

@@ -78,8 +78,8 @@ export function buildChampions(index: SearchIndex): void {
   index.champions.clear();
   index.pairChampions.clear();
   index.lazyChampions = false;
-  const t = index.tuning;
-  index.championsTuning = { championMinDf: t.championMinDf, champions: t.champions, pairMinDf: t.pairMinDf };
+  const tuning = index.tuning;
+  index.championsTuning = { championMinDf: tuning.championMinDf, champions: tuning.champions, pairMinDf: tuning.pairMinDf };
   const minDf = championMinDf(index);
   for (const [word, t] of index.terms) {
     const p = index.postings[t];
