@@ -120,7 +120,8 @@ export type IndexRow = Omit<MediaRow, 'seq'>;
 
 /**
  * Whether `upsert` indexes a row (FLAG.searchable in its attrs), read from the attrs' text without
- * parsing it: the flags are the array's first number, `[flags,...`.
+ * parsing it: the flags are the array's first number, `[flags,...` (catalog/format.ts writes attrs
+ * with JSON.stringify). Both `upsert` and the tokenizer thread decide by it.
  */
 export function searchableRow(row: IndexRow): boolean {
   const attrs = row.attrs;
@@ -599,13 +600,16 @@ export class SearchIndex {
       this.live--;
       docOf.delete(row.id);
     }
+    // whether the row is indexed, as the tokenizer thread decides it (it sends no words for a row left out)
+    const searchable = searchableRow(row);
+    if (!searchable && kind !== 'channel') return;
     const a = JSON.parse(row.attrs) as Attrs;
     const channel = this.channelNumber(row.channel_id);
     if (kind === 'channel') {
       this.channelTitles[channel] = row.title;
       this.channelShow[channel] = (a[0] & FLAG.show) !== 0 ? 1 : 0;
     }
-    if ((a[0] & FLAG.searchable) === 0) return;
+    if (!searchable) return;
     const d = this.n;
     if (d === this.capacity) this.#grow(d + 1);
     this.n++;
