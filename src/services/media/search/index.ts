@@ -600,11 +600,13 @@ export class SearchIndex {
       this.live--;
       docOf.delete(row.id);
     }
+    // a row left out still numbers its channel, as it did when every row was parsed (the channel
+    // numbers, and so a snapshot, stay what they were)
+    const channel = this.channelNumber(row.channel_id);
     // whether the row is indexed, as the tokenizer thread decides it (it sends no words for a row left out)
     const searchable = searchableRow(row);
     if (!searchable && kind !== 'channel') return;
     const a = JSON.parse(row.attrs) as Attrs;
-    const channel = this.channelNumber(row.channel_id);
     if (kind === 'channel') {
       this.channelTitles[channel] = row.title;
       this.channelShow[channel] = (a[0] & FLAG.show) !== 0 ? 1 : 0;
