@@ -71,6 +71,8 @@ export interface CloudtwinOptions {
   mediaServiceName?: string;
   /** Prefix of the media API's `kind` values: `media` (default, the service document's) or `youtube` (the YouTube Data API's). */
   mediaKindPrefix?: 'media' | 'youtube';
+  /** Engines answering media searches: 1 (default) or 2, the second on a thread of its own with its own copy of the index (not in memory). */
+  mediaSearchThreads?: 1 | 2;
   /** Entries the request journal keeps (default 10,000; 0 turns it off). */
   journalSize?: number;
   /** Journal request and response bodies too (credentials masked). */
@@ -199,7 +201,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
 
     const apikeys = createApiKeys(app, { store, clock, ids, secrets, iam, access, operations, grpc });
     const quota = new Quota(store, clock);
-    const media = mountMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix }, surfaceApp });
+    const media = mountMedia(app, { store, iam, quota, checkKey: apikeys.checkKey, snapshotDir: opts.dataDir, searchThreads: opts.mediaSearchThreads, options: { pathPrefix: opts.mediaPathPrefix, serviceName: opts.mediaServiceName, kindPrefix: opts.mediaKindPrefix }, surfaceApp });
     const compute = mountCompute(app, { store, clock, ids, iam, access, operations, waitTimeoutMs: opts.computeWaitTimeoutMs, surfaceApp });
     createServiceUsage(app, { access, apis: servedApis(media.serviceName) });
     registerConsole(app);

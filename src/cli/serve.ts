@@ -29,6 +29,7 @@ export async function startFromSettings(settings: ServeSettings, log: LogSink): 
     mediaPathPrefix: settings.mediaPathPrefix,
     mediaServiceName: settings.mediaServiceName,
     mediaKindPrefix: settings.mediaKindPrefix,
+    mediaSearchThreads: settings.mediaSearchThreads,
     journalSize: settings.journalSize,
     journalBodies: settings.journalBodies,
     allowedHosts: settings.allowedHosts,

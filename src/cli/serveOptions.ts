@@ -29,6 +29,7 @@ export interface ServeSettings {
   mediaPathPrefix: string;
   mediaServiceName: string;
   mediaKindPrefix: KindPrefix;
+  mediaSearchThreads: 1 | 2;
   tls: boolean;
   tlsCert: string | undefined;
   tlsKey: string | undefined;
@@ -41,6 +42,7 @@ export interface ServeSettings {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const AUTH_MODES = ['enforce', 'permissive'] as const;
 const MAX_JOURNAL_SIZE = 10_000_000;
+const SEARCH_THREADS = ['1', '2'] as const;
 
 /** A value that can never work, found before anything starts: `reason` follows the flag or variable and its value. */
 class OptionError extends Error {
@@ -79,6 +81,10 @@ export function addServeOptions(cmd: Command, defaults: { port: string; dataDirS
       new Option('--media-kind-prefix <prefix>', "prefix of kind values in media answers: media (media#video, the service document's) or youtube (youtube#video, the YouTube Data API's)").env('CLOUDTWIN_MEDIA_KIND_PREFIX').default('media'),
       KIND_PREFIXES,
     ),
+    withChoices(
+      new Option('--media-search-threads <n>', 'threads answering media searches: 2 adds one with its own copy of the search index (faster under concurrent searches, that much more memory; needs a data directory or database)').env('CLOUDTWIN_MEDIA_SEARCH_THREADS').default('1'),
+      SEARCH_THREADS,
+    ),
     new Option('--tls', 'serve HTTPS and gRPC over TLS on the port (a local CA in the data directory issues the certificate unless --tls-cert is given)').env('CLOUDTWIN_TLS'),
     new Option('--tls-cert <file>', 'PEM certificate chain to serve with --tls').env('CLOUDTWIN_TLS_CERT'),
     new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('CLOUDTWIN_TLS_KEY'),
@@ -110,6 +116,8 @@ export function readServeSettings(cmd: Command, opts: { memoryUnlessStored: bool
   if (inMemory && databaseUrl !== undefined && given('inMemory')) throw new OptionError('inMemory', `cannot be used with ${optionText(cmd, 'databaseUrl')}; choose one store`);
   const tlsCert = o.tlsCert === undefined ? undefined : check('tlsCert', (v) => readableFile(v, 'a PEM certificate chain'));
   const tlsKey = o.tlsKey === undefined ? undefined : check('tlsKey', (v) => readableFile(v, 'a PEM private key'));
+  const searchThreads = Number(check('mediaSearchThreads', (v) => oneOf(v, SEARCH_THREADS))) as 1 | 2;
+  if (searchThreads === 2 && inMemory) throw new OptionError('mediaSearchThreads', 'needs a data directory or database: the second thread reads the store over a connection of its own, and an in-memory store has none');
   if ((tlsCert === undefined) !== (tlsKey === undefined)) {
     const [has, lacks] = tlsCert === undefined ? ['tlsKey', 'tlsCert'] : ['tlsCert', 'tlsKey'];
     throw new OptionError(has, `needs ${optionText(cmd, lacks, false)} too (the certificate and its private key)`);
@@ -127,6 +135,7 @@ export function readServeSettings(cmd: Command, opts: { memoryUnlessStored: bool
     mediaPathPrefix: check('mediaPathPrefix', (v) => (isPathPrefix(v) ? v : new OptionReason("not a path prefix; expected '' or /name(/name)* of URL-safe characters, such as /youtube"))),
     mediaServiceName: check('mediaServiceName', (v) => (isServiceName(v) ? v : new OptionReason('not a service name; expected a DNS name such as youtube.googleapis.com'))),
     mediaKindPrefix: check('mediaKindPrefix', (v) => oneOf(v, KIND_PREFIXES)),
+    mediaSearchThreads: searchThreads,
     tls: (flag('tls') ?? false) || tlsCert !== undefined,
     tlsCert,
     tlsKey,

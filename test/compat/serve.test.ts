@@ -576,6 +576,7 @@ describe('cloudtwin serve: start-up errors are one line naming the flag or varia
     ['CLOUDTWIN_MEDIA_PATH_PREFIX', 'youtube', /not a path prefix/],
     ['CLOUDTWIN_MEDIA_SERVICE_NAME', 'YouTube', /not a service name; expected a DNS name/],
     ['CLOUDTWIN_MEDIA_KIND_PREFIX', 'yt', /expected one of media, youtube/],
+    ['CLOUDTWIN_MEDIA_SEARCH_THREADS', '4', /expected one of 1, 2/],
     ['CLOUDTWIN_TLS', 'maybe', /not a switch value/],
     ['CLOUDTWIN_TLS_CERT', 'no-such-cert.pem', /no such file; expected a PEM certificate chain/],
     ['CLOUDTWIN_TLS_KEY', 'a-file', /needs --tls-cert too/],

@@ -14,6 +14,12 @@ export interface StoreOptions {
   /** `postgres://...` for PostgreSQL; else SQLite in `dataDir`, an existing directory (or in memory when absent). */
   databaseUrl?: string;
   dataDir?: string;
+  /**
+   * Another connection to a database a Store of this process has open (a worker thread's, for
+   * reads): it takes no data-directory lock (the first Store holds it) and runs no migrations (the
+   * first Store ran them). Not for an in-memory database, which no other connection can see.
+   */
+  secondary?: boolean;
 }
 
 /** The database every part of cloudtwin shares, with the few places where the dialects differ. */
@@ -27,6 +33,7 @@ export class Store {
   /** SQLite file: the last `PRAGMA data_version` read (undefined before the first). */
   #dataVersion: number | undefined;
   #databaseUrl: string | undefined;
+  #opened: StoreOptions = {};
 
   private constructor(db: Kysely<Database>, dialect: Dialect, description: string, release: () => void = () => {}) {
     this.db = db;
@@ -40,7 +47,13 @@ export class Store {
     return this.#databaseUrl;
   }
 
+  /** What the store was opened with (a worker thread opens a `secondary` Store with it; undefined in memory). */
+  get shareable(): StoreOptions | undefined {
+    return this.description === 'sqlite-memory' ? undefined : { ...this.#opened, secondary: true };
+  }
+
   static async open(opts: StoreOptions): Promise<Store> {
+    if (opts.secondary && !opts.databaseUrl && !opts.dataDir) throw new Error('an in-memory database has no secondary connection');
     let store: Store;
     if (opts.databaseUrl) {
       // Loaded only when PostgreSQL is used (a SQLite server never pays for the driver).
@@ -58,15 +71,16 @@ export class Store {
       let path = ':memory:';
       let release = () => {};
       if (opts.dataDir) {
-        release = lockDataDir(opts.dataDir);
+        if (!opts.secondary) release = lockDataDir(opts.dataDir);
         path = join(opts.dataDir, 'cloudtwin.db');
       }
       const database = openSqlite(path);
       for (const f of [path, `${path}-wal`, `${path}-shm`]) if (path !== ':memory:' && existsSync(f)) chmodSync(f, 0o600);
       store = new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', opts.dataDir ? 'sqlite' : 'sqlite-memory', release);
     }
+    store.#opened = { databaseUrl: opts.databaseUrl, dataDir: opts.dataDir };
     if (store.dialect === 'postgres') store.#schema = (await currentSchema(store.db)) ?? '';
-    await migrateToLatest(store.db, { schema: store.dialect === 'postgres' ? store.#schema : undefined });
+    if (!opts.secondary) await migrateToLatest(store.db, { schema: store.dialect === 'postgres' ? store.#schema : undefined });
     return store;
   }
 

@@ -39,6 +39,8 @@ export interface MediaDeps {
   options?: MediaOptions;
   /** The data directory: where a PostgreSQL store's index snapshot is kept (SQLite keeps it beside its database). */
   snapshotDir?: string;
+  /** Engines answering searches (search/searchPool.ts): 1 (default) or 2, the second on a thread of its own. */
+  searchThreads?: 1 | 2;
   catalog?: { catalog: MediaCatalog; engine: MediaSearchEngine; close(): Promise<void> };
 }
 
@@ -46,7 +48,7 @@ export interface MediaDeps {
 export function createMedia(app: FastifyInstance, d: MediaDeps): Media {
   const pathPrefix = checkPathPrefix(d.options?.pathPrefix ?? DEFAULT_PATH_PREFIX);
   const serviceName = checkServiceName(d.options?.serviceName ?? DEFAULT_SERVICE_NAME);
-  const media = d.catalog ?? createMediaCatalog(d.store, { snapshotDir: d.snapshotDir });
+  const media = d.catalog ?? createMediaCatalog(d.store, { snapshotDir: d.snapshotDir, searchThreads: d.searchThreads });
   const access = new MediaAccess({ checkKey: d.checkKey, iam: d.iam, serviceName });
   const kinds = kindsFor(checkKindPrefix(d.options?.kindPrefix ?? DEFAULT_KIND_PREFIX));
   const service = new MediaService({ access, quota: d.quota, catalog: media.catalog, engine: media.engine, topics: CURATED_TOPICS, parseQuery, kinds });

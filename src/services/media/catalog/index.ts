@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
 import type { Store } from '../../../platform/store/store.ts';
-import { MediaSearch } from '../search/engine.ts';
+import { SearchPool } from '../search/searchPool.ts';
 import * as repo from './repository.ts';
 import { versionReader } from './versionReader.ts';
 import type { MediaCatalog, MediaSearchEngine } from './types.ts';
@@ -28,6 +28,8 @@ export interface MediaCatalogOptions {
    * server's data directory. SQLite keeps it next to its database file whatever this says.
    */
   snapshotDir?: string;
+  /** 2: a second engine on a thread of its own answers searches too (search/searchPool.ts); default 1. */
+  searchThreads?: 1 | 2;
 }
 
 /**
@@ -65,8 +67,9 @@ export function createMediaCatalog(store: Store, opts: MediaCatalogOptions = {})
     channelsOfContentOwner: (id) => repo.channelsOfContentOwner(db, id),
   };
   // The index is saved (next to a SQLite database, in the data directory for PostgreSQL), so a
-  // restart loads it and catches up with what changed since, instead of building it (search/snapshot.ts).
-  const engine = new MediaSearch(db, { snapshotFile: snapshotPath(store, opts), versionReader: versionReader(store) });
+  // restart loads it and catches up with what changed since, instead of building it (search/snapshot.ts);
+  // with `searchThreads: 2` a second engine on a thread of its own answers searches too (search/searchPool.ts).
+  const engine = new SearchPool(store, { snapshotFile: snapshotPath(store, opts), versionReader: versionReader(store), threads: opts.searchThreads });
   // Build the index now, in the background, so the first search does not wait for it (a million
   // videos take tens of seconds); a search that comes earlier waits for this same build.
   const warm = engine.refresh().catch(() => {});

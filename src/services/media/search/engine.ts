@@ -38,6 +38,7 @@ export class MediaSearch implements MediaSearchEngine {
   /** Rows of a build after which the words of the rest are split on another core (see #loadRows). */
   readonly #tokenizeAfter: number;
   readonly #snapshotFile: Promise<string | undefined>;
+  readonly #saveSnapshots: boolean;
   readonly #versionReader: VersionReader | undefined;
   #snapshotTried = false;
   #saving: Promise<void> = Promise.resolve();
@@ -51,12 +52,15 @@ export class MediaSearch implements MediaSearchEngine {
    * (catalog/versionReader.ts; else through `db`); closed by `close`.
    * `tokenizeAfter`: rows of a build after which the words of the rest are split on another core
    * (default: a page, so a catalogue of one page is built without a thread; tests: 0 or Infinity).
+   * `saveSnapshots: false`: the snapshot is only loaded, never written (a second engine on the same
+   * store and file, searchPool.ts, leaves the saving to the first).
    */
-  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; versionReader?: VersionReader; tokenizeAfter?: number } = {}) {
+  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; saveSnapshots?: boolean; versionReader?: VersionReader; tokenizeAfter?: number } = {}) {
     this.#db = db;
     this.#onProgress = opts.onProgress;
     this.#tokenizeAfter = opts.tokenizeAfter ?? LOAD_PAGE;
     this.#snapshotFile = Promise.resolve(opts.snapshotFile).catch(() => undefined);
+    this.#saveSnapshots = opts.saveSnapshots ?? true;
     this.#versionReader = opts.versionReader;
   }
 
@@ -161,7 +165,7 @@ export class MediaSearch implements MediaSearchEngine {
     this.#version = v;
     if (from === 0) {
       this.stats.fullBuilds++;
-      if (snapshotFile) {
+      if (snapshotFile && this.#saveSnapshots) {
         const file = snapshotFile;
         // in the background: searches go on (the next change waits for it, see above); a failure only costs the next start a build
         this.#saving = saveSnapshot(file, index, v).then(
