@@ -29,8 +29,8 @@ export function versionReader(store: Store): VersionReader {
   // repository.ts `readVersion`'s query, prepared on the reader's connection, its rows as arrays
   const query = versionQuery(store.db);
   const VERSION: pg.QueryArrayConfig = { name: 'cloudtwin_media_version', text: query.sql, values: [...query.parameters], rowMode: 'array' };
-  /** The connection, with the reads under way on it. */
-  let client: Promise<{ c: RefCountedClient; reading: number }> | undefined;
+  /** The connection, with the reads under way on it and the last of them (each waits for the one before). */
+  let client: Promise<Connection> | undefined;
   let closed = false;
   const connection = () =>
     (client ??= import('pg').then(async ({ default: pg }) => {
@@ -39,7 +39,7 @@ export function versionReader(store: Store): VersionReader {
       c.on('error', () => {});
       await c.connect();
       c.unref();
-      return { c, reading: 0 };
+      return { c, reading: 0, last: Promise.resolve() };
     }));
   /** Ends the connection (the next read opens another). */
   const drop = () => {
@@ -56,12 +56,19 @@ export function versionReader(store: Store): VersionReader {
   return {
     async read() {
       if (closed) return viaStore();
-      let x: { c: RefCountedClient; reading: number } | undefined;
+      let x: Connection | undefined;
       try {
         x = await connection();
         // the connection keeps the process alive only while a read is under way on it (an engine never closed holds no process open)
         if (x.reading++ === 0) x.c.ref();
-        return versionOf((await x.c.query<[string, string]>(VERSION)).rows);
+        // one query at a time on the connection, as pg runs them (it deprecates being handed the next early)
+        const c = x.c;
+        const rows = x.last.then(() => c.query<[string, string]>(VERSION));
+        x.last = rows.then(
+          () => {},
+          () => {},
+        );
+        return versionOf((await rows).rows);
       } catch {
         drop();
         return viaStore();
@@ -74,6 +81,12 @@ export function versionReader(store: Store): VersionReader {
       await drop();
     },
   };
+}
+
+interface Connection {
+  c: RefCountedClient;
+  reading: number;
+  last: Promise<void>;
 }
 
 /** pg's Client has ref/unref (its socket's), as pg-pool's allowExitOnIdle uses them; its types do not say so. */
