@@ -89,10 +89,10 @@ export function MutationStatus({ op, done, error }: { op: Parameters<typeof Oper
 
 /**
  * Asks before an action that creates or deletes something: says what will happen, and acts only
- * on the button named for the action (Escape, the backdrop and Cancel do nothing). For a
- * destructive one (`danger`) Cancel has the focus, so a stray Enter deletes nothing.
+ * on the button named for the action. Cancel (or Escape) calls `onClose`; the action closes it
+ * too, then calls `onConfirm`. For a destructive one (`danger`) Cancel has the focus, so a stray
+ * Enter deletes nothing.
  */
-/** A question before an action: Cancel (or Escape) calls `onClose`; the action closes it too, then calls `onConfirm`. */
 export function Confirm({ title, action, danger, onConfirm, onClose, children }: { title: string; action: string; danger?: boolean; onConfirm: () => void; onClose: () => void; children: ReactNode }) {
   const confirm = () => {
     onClose();
@@ -110,6 +110,43 @@ export function Confirm({ title, action, danger, onConfirm, onClose, children }:
         </button>
       </div>
     </Dialog>
+  );
+}
+
+/** A page of the console: its title (which names the section) with the page's own controls beside it, then its body. */
+export function Page({ id, title, actions, children }: { id: string; title: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id}>
+      <div className="page-head">
+        <h1 id={id}>{title}</h1>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** The Refresh button of a page's head. */
+export function RefreshButton({ onRefresh }: { onRefresh: () => unknown }) {
+  return (
+    <button type="button" className="secondary" onClick={() => void onRefresh()}>
+      Refresh
+    </button>
+  );
+}
+
+/** A listed resource's actions: View first, Delete (red) last, the resource's own between. */
+export function RowActions({ onView, onDelete, children }: { onView: () => void; onDelete: () => void; children?: ReactNode }) {
+  return (
+    <div className="row-actions">
+      <button type="button" className="secondary" onClick={onView}>
+        View
+      </button>
+      {children}
+      <button type="button" className="danger" onClick={onDelete}>
+        Delete
+      </button>
+    </div>
   );
 }
 

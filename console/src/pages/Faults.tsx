@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type Session, call } from '../api.ts';
-import { ErrorBox, Field, ListTable } from '../ui.tsx';
+import { ErrorBox, Field, ListTable, Page, RefreshButton } from '../ui.tsx';
 
 interface Rule {
   id: string;
@@ -86,16 +86,18 @@ export function FaultsPage({ session }: { session: Session }) {
     );
   }
   return (
-    <section aria-labelledby="faults-title">
-      <div className="page-head">
-        <h1 id="faults-title">Faults</h1>
-        <button type="button" className="secondary" onClick={() => void load()}>
-          Refresh
-        </button>
-        <button type="button" className="secondary" onClick={() => void act(() => call('DELETE', '/_twin/v1/faults', { admin: true }))}>
-          Clear all
-        </button>
-      </div>
+    <Page
+      id="faults-title"
+      title="Faults"
+      actions={
+        <>
+          <RefreshButton onRefresh={load} />
+          <button type="button" className="secondary" onClick={() => void act(() => call('DELETE', '/_twin/v1/faults', { admin: true }))}>
+            Clear all
+          </button>
+        </>
+      }
+    >
       <form className="fault-form" onSubmit={(e) => (e.preventDefault(), void add())}>
         <Field label="Method" hint="Discovery id; * matches any run">
           <input value={method} onChange={(e) => setMethod(e.target.value)} aria-label="Method" required />
@@ -176,6 +178,6 @@ export function FaultsPage({ session }: { session: Session }) {
           </tr>
         )}
       />
-    </section>
+    </Page>
   );
 }

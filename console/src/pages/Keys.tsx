@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type Session, call, listAll, trackOperation, waitForKeyOperation } from '../api.ts';
-import { Confirm, Dialog, ErrorBox, ListTable, OperationStatus, StatusLine } from '../ui.tsx';
+import { Confirm, Dialog, ErrorBox, ListTable, OperationStatus, Page, StatusLine } from '../ui.tsx';
 import { type KeyDraft, KeyEditor, restrictionsOf } from './KeyEditor.tsx';
 
 interface Key {
@@ -249,16 +249,20 @@ export function KeysPage({ session }: { session: Session }) {
   };
 
   return (
-    <section aria-labelledby="keys-title">
-      <div className="page-head">
-        <h1 id="keys-title">API keys</h1>
-        <label className="toggle">
-          <input type="checkbox" checked={showDeleted} onChange={(e) => setShowDeleted(e.target.checked)} /> Show deleted
-        </label>
-        <button type="button" onClick={() => setDialog({ kind: 'create' })}>
-          Create key
-        </button>
-      </div>
+    <Page
+      id="keys-title"
+      title="API keys"
+      actions={
+        <>
+          <label className="toggle">
+            <input type="checkbox" checked={showDeleted} onChange={(e) => setShowDeleted(e.target.checked)} /> Show deleted
+          </label>
+          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+            Create key
+          </button>
+        </>
+      }
+    >
       <OperationStatus op={op} />
       <StatusLine text={status} />
       <ErrorBox error={error} />
@@ -379,6 +383,6 @@ export function KeysPage({ session }: { session: Session }) {
           )}
         </Dialog>
       )}
-    </section>
+    </Page>
   );
 }

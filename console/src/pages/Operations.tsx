@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type Session, call, trackedOperations } from '../api.ts';
-import { ErrorBox, IdText, ListTable } from '../ui.tsx';
+import { ErrorBox, IdText, ListTable, Page, RefreshButton } from '../ui.tsx';
 
 interface Row {
   service: 'API Keys' | 'Compute';
@@ -61,13 +61,7 @@ export function OperationsPage({ session }: { session: Session }) {
   }, [load]);
 
   return (
-    <section aria-labelledby="ops-title">
-      <div className="page-head">
-        <h1 id="ops-title">Operations</h1>
-        <button type="button" className="secondary" onClick={() => void load()}>
-          Refresh
-        </button>
-      </div>
+    <Page id="ops-title" title="Operations" actions={<RefreshButton onRefresh={load} />}>
       {/* With some rows, the error sits above them; with none, it stands in place of the list (no "No recent operations." under it). */}
       {rows?.length ? <ErrorBox error={error} /> : null}
       <ListTable
@@ -90,6 +84,6 @@ export function OperationsPage({ session }: { session: Session }) {
           </tr>
         )}
       />
-    </section>
+    </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type Session, call } from '../api.ts';
-import { ErrorBox, Field, ListTable } from '../ui.tsx';
+import { ErrorBox, Field, ListTable, Page, RefreshButton } from '../ui.tsx';
 
 interface Entry {
   seq: number;
@@ -75,19 +75,21 @@ export function RequestsPage({ session }: { session: Session }) {
     );
   }
   return (
-    <section aria-labelledby="requests-title">
-      <div className="page-head">
-        <h1 id="requests-title">Requests</h1>
-        <label className="toggle">
-          <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live
-        </label>
-        <button type="button" className="secondary" onClick={() => void load()}>
-          Refresh
-        </button>
-        <button type="button" className="secondary" onClick={() => void clear()}>
-          Clear
-        </button>
-      </div>
+    <Page
+      id="requests-title"
+      title="Requests"
+      actions={
+        <>
+          <label className="toggle">
+            <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live
+          </label>
+          <RefreshButton onRefresh={load} />
+          <button type="button" className="secondary" onClick={() => void clear()}>
+            Clear
+          </button>
+        </>
+      }
+    >
       <form className="filters" onSubmit={(e) => (e.preventDefault(), void load())}>
         <Field label="Method" hint="A discovery id; * matches any run (compute.*)">
           <input value={method} onChange={(e) => setMethod(e.target.value)} placeholder="youtube.search.list" aria-label="Method filter" />
@@ -147,6 +149,6 @@ export function RequestsPage({ session }: { session: Session }) {
           );
         }}
       />
-    </section>
+    </Page>
   );
 }

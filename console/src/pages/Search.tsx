@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Session, call } from '../api.ts';
-import { ErrorBox, Field } from '../ui.tsx';
+import { ErrorBox, Field, Page } from '../ui.tsx';
 
 /** Every search.list parameter, with the choices the API accepts (empty = not sent). */
 const CHOICES: Record<string, string[]> = {
@@ -108,11 +108,7 @@ export function SearchPage({ session }: { session: Session }) {
   };
 
   return (
-    <section aria-labelledby="search-title">
-      <div className="page-head">
-        <h1 id="search-title">Search playground</h1>
-        {quota ? <span className="quota">{quota}</span> : null}
-      </div>
+    <Page id="search-title" title="Search playground" actions={quota ? <span className="quota">{quota}</span> : null}>
       <form className="search-form" onSubmit={submit}>
         <div className="grid">
           <Field label="API key (optional)">
@@ -207,6 +203,6 @@ export function SearchPage({ session }: { session: Session }) {
           )}
         </div>
       )}
-    </section>
+    </Page>
   );
 }

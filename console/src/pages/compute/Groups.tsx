@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { type Session, call } from '../../api.ts';
 import { type Scoped, lastSegment, referenceLabel, resourcePath, scopeLabel, scopeSegment } from '../../compute.ts';
-import { Confirm, Dialog, Field, ListTable, MutationStatus, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
+import { Confirm, Dialog, Field, ListTable, MutationStatus, Page, RefreshButton, RowActions, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
 import { InstanceStatus } from './Instances.tsx';
 import { useAggregatedList, useMutations, useReloadWhile } from './useCompute.ts';
 
@@ -153,13 +153,7 @@ export function GroupsPage({ session }: { session: Session }) {
   const path = (g: Scoped<any>) => resourcePath(session.project, g.scope, 'instanceGroupManagers', g.resource.name);
 
   return (
-    <section aria-labelledby="groups-title">
-      <div className="page-head">
-        <h1 id="groups-title">Managed instance groups</h1>
-        <button type="button" className="secondary" onClick={() => void reload()}>
-          Refresh
-        </button>
-      </div>
+    <Page id="groups-title" title="Managed instance groups" actions={<RefreshButton onRefresh={reload} />}>
       <MutationStatus op={op} done={done} error={error} />
       <ListTable
         rows={rows}
@@ -183,17 +177,11 @@ export function GroupsPage({ session }: { session: Session }) {
               <GroupStatus g={g.resource} />
             </td>
             <td>
-              <div className="row-actions">
-                <button type="button" className="secondary" onClick={() => setViewing(g)}>
-                  View
-                </button>
+              <RowActions onView={() => setViewing(g)} onDelete={() => setDeleting(g)}>
                 <button type="button" className="secondary" onClick={() => setResizing(g)}>
                   Resize
                 </button>
-                <button type="button" className="danger" onClick={() => setDeleting(g)}>
-                  Delete
-                </button>
-              </div>
+              </RowActions>
             </td>
           </tr>
         )}
@@ -230,6 +218,6 @@ export function GroupsPage({ session }: { session: Session }) {
           onClose={() => setViewing(undefined)}
         />
       )}
-    </section>
+    </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Session } from '../../api.ts';
 import { type Scoped, lastSegment, metadataValue, referenceLabel, resourcePath, scopeLabel, scopeSegment } from '../../compute.ts';
-import { Confirm, ListTable, MutationStatus, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
+import { Confirm, ListTable, MutationStatus, Page, RefreshButton, RowActions, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
 import { useAggregatedList, useMutations, useReloadWhile } from './useCompute.ts';
 
 /** An instance as the page names it: "instance web-1 in us-central1-a". */
@@ -71,13 +71,7 @@ export function InstancesPage({ session }: { session: Session }) {
   const path = (i: Scoped<any>) => resourcePath(session.project, i.scope, 'instances', i.resource.name);
 
   return (
-    <section aria-labelledby="instances-title">
-      <div className="page-head">
-        <h1 id="instances-title">VM instances</h1>
-        <button type="button" className="secondary" onClick={() => void reload()}>
-          Refresh
-        </button>
-      </div>
+    <Page id="instances-title" title="VM instances" actions={<RefreshButton onRefresh={reload} />}>
       <MutationStatus op={op} done={done} error={error} />
       <ListTable
         rows={rows}
@@ -102,10 +96,7 @@ export function InstancesPage({ session }: { session: Session }) {
               <td data-label="Internal IP">{i.resource.networkInterfaces?.[0]?.networkIP ?? '—'}</td>
               <td data-label="Template">{instanceTemplateOf(i.resource) ?? '—'}</td>
               <td>
-                <div className="row-actions">
-                  <button type="button" className="secondary" onClick={() => setViewing(i)}>
-                    View
-                  </button>
+                <RowActions onView={() => setViewing(i)} onDelete={() => setDeleting(i)}>
                   {status === 'TERMINATED' || status === 'SUSPENDED' ? (
                     <button type="button" className="secondary" onClick={() => void run(`Started ${instanceTitle(i)}`, 'POST', `${path(i)}/start`)}>
                       Start
@@ -115,10 +106,7 @@ export function InstancesPage({ session }: { session: Session }) {
                       Stop
                     </button>
                   )}
-                  <button type="button" className="danger" onClick={() => setDeleting(i)}>
-                    Delete
-                  </button>
-                </div>
+                </RowActions>
               </td>
             </tr>
           );
@@ -153,6 +141,6 @@ export function InstancesPage({ session }: { session: Session }) {
           onClose={() => setViewing(undefined)}
         />
       )}
-    </section>
+    </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Session } from '../../api.ts';
 import { type Scope, type Scoped, lastSegment, resourcePath, scopeLabel, scopeSegment } from '../../compute.ts';
-import { Confirm, Dialog, ListTable, MutationStatus, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
+import { Confirm, Dialog, ListTable, MutationStatus, Page, RowActions, SummaryList, ViewDialog, jsonTab } from '../../ui.tsx';
 import { TemplateEditor } from './TemplateEditor.tsx';
 import { useAggregatedList, useMutations } from './useCompute.ts';
 
@@ -47,13 +47,17 @@ export function TemplatesPage({ session }: { session: Session }) {
   const [creating, setCreating] = useState(false);
 
   return (
-    <section aria-labelledby="templates-title">
-      <div className="page-head">
-        <h1 id="templates-title">Instance templates</h1>
-        <button type="button" onClick={() => setCreating(true)}>
-          Create instance template
-        </button>
-      </div>
+    <Page
+      id="templates-title"
+      title="Instance templates"
+      actions={
+        <>
+          <button type="button" onClick={() => setCreating(true)}>
+            Create instance template
+          </button>
+        </>
+      }
+    >
       <MutationStatus op={op} done={done} error={error} />
       <ListTable
         rows={rows}
@@ -67,14 +71,7 @@ export function TemplatesPage({ session }: { session: Session }) {
             <td>{t.resource.properties?.machineType}</td>
             <td>{new Date(t.resource.creationTimestamp).toLocaleString()}</td>
             <td>
-              <div className="row-actions">
-                <button type="button" className="secondary" onClick={() => setViewing(t)}>
-                  View
-                </button>
-                <button type="button" className="danger" onClick={() => setDeleting(t)}>
-                  Delete
-                </button>
-              </div>
+              <RowActions onView={() => setViewing(t)} onDelete={() => setDeleting(t)} />
             </td>
           </tr>
         )}
@@ -109,6 +106,6 @@ export function TemplatesPage({ session }: { session: Session }) {
           />
         </Dialog>
       )}
-    </section>
+    </Page>
   );
 }
