@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { type ControlledTransaction, sql } from 'kysely';
 import type { Database } from '../../../platform/store/schema.ts';
 import type { Store } from '../../../platform/store/store.ts';
+import { threadBeside } from '../../../platform/threadBeside.ts';
 import { isUniqueViolation } from '../../../platform/store/uniqueViolation.ts';
 import { type EntryRefs, type NormalizedEntry, normalizeEntry } from './format.ts';
 import { generateCatalog, type GenerateOptions } from './generator.ts';
@@ -349,11 +350,8 @@ const GENERATE_AHEAD = 3;
  * stops when the caller does.
  */
 export async function* generatedBatches(opts: GenerateOptions, { json }: { json: boolean }): AsyncGenerator<BatchItem[]> {
-  const { Worker } = process.getBuiltinModule('node:worker_threads');
-  // generatorThread.ts beside this module (generatorThread.js in the package's dist/)
-  const file = new URL(`./generatorThread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
   const data: GeneratorThreadData = { opts: { videos: opts.videos, seed: opts.seed, now: opts.now }, json, batchSize: GENERATE_BATCH, ahead: GENERATE_AHEAD };
-  const thread = new Worker(file, { workerData: data });
+  const thread = threadBeside(import.meta.url, 'generatorThread', data);
   try {
     // its batches as they come ('error' throws here; 'exit' ends the loop, which is early without its last `null`)
     for await (const [batch] of on(thread, 'message', { close: ['exit'] }) as AsyncIterable<[BatchItem[] | null]>) {

@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { Store, StoreOptions } from '../../../platform/store/store.ts';
+import { threadBeside } from '../../../platform/threadBeside.ts';
 import type { MediaSearchEngine, SearchQuery, SearchResult } from '../catalog/types.ts';
 import type { VersionReader } from '../catalog/versionReader.ts';
 import { MediaSearch } from './engine.ts';
@@ -180,10 +181,7 @@ export class SearchPool implements MediaSearchEngine {
   }
 
   #start(data: SearchThreadData, loads: number): void {
-    const { Worker } = process.getBuiltinModule('node:worker_threads');
-    // searchThread.ts beside this module (searchThread.js in the package's dist/)
-    const file = new URL(`./searchThread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
-    const worker = new Worker(file, { workerData: data });
+    const worker = threadBeside(import.meta.url, 'searchThread', data);
     // an idle pool does not keep the process alive (its owner closes it)
     worker.unref();
     let answering!: (yes: boolean) => void;

@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { threadBeside } from '../../../platform/threadBeside.ts';
 import { type IndexRow, searchableRow } from './index.ts';
 
 /** What the tokenizer's thread is started with (tokenizerThread.ts). */
@@ -30,11 +31,8 @@ export class Tokenizer {
 
   /** `terms`: the index's, in their numbers' order (see TokenizerThreadData). */
   constructor(terms: readonly string[]) {
-    const { Worker } = process.getBuiltinModule('node:worker_threads');
-    // tokenizerThread.ts beside this module (tokenizerThread.js in the package's dist/)
-    const file = new URL(`./tokenizerThread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
     const data: TokenizerThreadData = { terms };
-    this.#thread = new Worker(file, { workerData: data });
+    this.#thread = threadBeside(import.meta.url, 'tokenizerThread', data);
     this.#thread.on('message', (t: PageTokens) => this.#waiting.shift()?.resolve(t));
     const fail = (e: unknown) => {
       this.#failure ??= e;
