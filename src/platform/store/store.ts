@@ -32,7 +32,7 @@ export class Store {
   #schema = '';
   /** SQLite file: the last `PRAGMA data_version` read (undefined before the first). */
   #dataVersion: number | undefined;
-  #databaseUrl: string | undefined;
+  /** What it was opened with (see `databaseUrl`, `shareable`). */
   #opened: StoreOptions = {};
 
   private constructor(db: Kysely<Database>, dialect: Dialect, description: string, release: () => void = () => {}) {
@@ -44,7 +44,7 @@ export class Store {
 
   /** PostgreSQL: the URL it was opened with (for a connection of its own off the event loop, see media's versionReader.ts). */
   get databaseUrl(): string | undefined {
-    return this.#databaseUrl;
+    return this.#opened.databaseUrl;
   }
 
   /** What the store was opened with (a worker thread opens a `secondary` Store with it; undefined in memory). */
@@ -66,7 +66,6 @@ export class Store {
         types: { getTypeParser: (oid: number, format?: any) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) },
       } as pg.PoolConfig);
       store = new Store(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', 'postgres');
-      store.#databaseUrl = opts.databaseUrl;
     } else {
       let path = ':memory:';
       let release = () => {};
