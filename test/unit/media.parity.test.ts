@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
-import type { MediaSearch } from '../../src/services/media/search/engine.ts';
+import type { SearchPool } from '../../src/services/media/search/searchPool.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { pageTokens } from '../../src/services/media/pageToken.ts';
 import { describeMixQuery, mediaQueryMix } from '../support/mediaQueryMix.ts';
@@ -34,13 +34,13 @@ describe('media search: strategies and stores agree', () => {
   before(async () => {
     f = await openFixture([]);
     // small champion lists, so this small catalogue has some (kept by the index the first search builds)
-    (f.media.engine as MediaSearch).tune({ championMinDf: 20, champions: 64 });
+    (f.media.engine as SearchPool).engine.tune({ championMinDf: 20, champions: 64 });
     await generateInto(storeTarget(f.store), { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
   });
   after(() => f.close());
 
   test('walking in ranking order with early stop gives the same pages as scoring every candidate', async () => {
-    const engine = f.media.engine as MediaSearch;
+    const engine = (f.media.engine as SearchPool).engine;
     let compared = 0;
     const fast = { champions: 0, deep: 0, walk: 0 };
     for (const q of queries()) {
@@ -67,7 +67,7 @@ describe('media search: strategies and stores agree', () => {
   });
 
   test("a frequent term's champion list walked best first gives the page and count of offering all its documents", async () => {
-    const engine = f.media.engine as MediaSearch;
+    const engine = (f.media.engine as SearchPool).engine;
     engine.tune({ orderedScanMin: 16, championMinDf: 20, champions: 256 });
     let walked = 0;
     for (const text of ['the', 'music', 'la', 'video'])
@@ -89,10 +89,10 @@ describe('media search: strategies and stores agree', () => {
 
   test('the same catalogue gives the same results on SQLite and PostgreSQL', { skip: !process.env.CLOUDTWIN_TEST_DATABASE_URL && 'CLOUDTWIN_TEST_DATABASE_URL is not set' }, async () => {
     const tuning = { orderedScanMin: 20_000, championMinDf: 20, champions: 64 };
-    (f.media.engine as MediaSearch).tune(tuning);
+    (f.media.engine as SearchPool).engine.tune(tuning);
     const other = await openFixture([], f.url ? 'sqlite' : 'postgres');
     try {
-      (other.media.engine as MediaSearch).tune(tuning);
+      (other.media.engine as SearchPool).engine.tune(tuning);
       await generateInto(storeTarget(other.store), { videos: VIDEOS, seed: 3 }, generatedCount(VIDEOS));
       for (const q of queries()) assert.deepEqual(await other.media.engine.search(q), await f.media.engine.search(q), JSON.stringify(q));
     } finally {
@@ -172,7 +172,7 @@ describe('media search: the answers recorded before positional postings', () => 
   after(() => f.close());
 
   test('the whole query mix gives the recorded answers, phrases cold and remembered', async () => {
-    const engine = f.media.engine as MediaSearch;
+    const engine = (f.media.engine as SearchPool).engine;
     await engine.refresh();
     const seen = new Set<string>();
     const all = [...(await mediaQueryMix(f.store.db)).map((m) => m.q), ...queries(), ...phraseQueries()].filter((q) => {

@@ -4,7 +4,7 @@ import { Store } from '../../src/platform/store/store.ts';
 import { createMediaCatalog } from '../../src/services/media/catalog/index.ts';
 import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import { cellOf, coveringCells } from '../../src/services/media/search/geoCells.ts';
-import type { MediaSearch } from '../../src/services/media/search/engine.ts';
+import type { SearchPool } from '../../src/services/media/search/searchPool.ts';
 import { STABLE_ORDERS } from '../../src/services/media/search/index.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { ordering } from '../../src/services/media/search/rankings.ts';
@@ -307,7 +307,7 @@ describe('media search engine: durability and change', () => {
         }
       };
       await check();
-      await (f.media.engine as MediaSearch).saved();
+      await (f.media.engine as SearchPool).engine.saved();
       f = await f.reopen();
       await check();
     } finally {
@@ -318,7 +318,7 @@ describe('media search engine: durability and change', () => {
   test('after writes, the exact orders are ranked by merging the added documents into the rankings before: the same as sorting them all again', async () => {
     const f = await openFixture();
     try {
-      const engine = f.media.engine as MediaSearch;
+      const engine = (f.media.engine as SearchPool).engine;
       await engine.refresh();
       for (const order of STABLE_ORDERS) ordering(engine.index, order as SearchQuery['order']);
       // new videos (one with the title of another: a tie broken by id), a changed one, one no longer public

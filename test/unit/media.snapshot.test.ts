@@ -10,10 +10,11 @@ import type { SearchQuery } from '../../src/services/media/catalog/types.ts';
 import { MediaSearch } from '../../src/services/media/search/engine.ts';
 import type { SearchTuning } from '../../src/services/media/search/index.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
+import type { SearchPool } from '../../src/services/media/search/searchPool.ts';
 import { type FixtureStore, fixtureEntries, load, openFixture, query, video } from './media.fixture.ts';
 
 const VIDEOS = 1200;
-const engineOf = (f: FixtureStore) => f.media.engine as unknown as MediaSearch;
+const engineOf = (f: FixtureStore) => (f.media.engine as SearchPool).engine;
 
 function queries(): SearchQuery[] {
   const out: SearchQuery[] = [];

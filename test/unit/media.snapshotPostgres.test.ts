@@ -12,7 +12,7 @@ import { Store } from '../../src/platform/store/store.ts';
 import { generateInto, storeTarget } from '../../src/services/media/catalog/bulk.ts';
 import { generatedCount } from '../../src/services/media/catalog/generator.ts';
 import { createMediaCatalog } from '../../src/services/media/catalog/index.ts';
-import type { MediaSearch } from '../../src/services/media/search/engine.ts';
+import type { SearchPool } from '../../src/services/media/search/searchPool.ts';
 import { parseQuery } from '../../src/services/media/search/queryParser.ts';
 import { TEST_STORE, type TestDatabase, freshDatabase } from '../support/store.ts';
 import { fixtureEntries, load, query, video } from './media.fixture.ts';
@@ -27,7 +27,7 @@ describe('media index snapshot on PostgreSQL, in the data directory', { skip: TE
   const open = async (url = db.url) => {
     const store = await Store.open({ databaseUrl: url });
     const media = createMediaCatalog(store, { snapshotDir: dir });
-    const engine = media.engine as unknown as MediaSearch;
+    const engine = (media.engine as SearchPool).engine;
     return {
       store,
       engine,

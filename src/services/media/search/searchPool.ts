@@ -4,7 +4,7 @@ import { threadBeside } from '../../../platform/threadBeside.ts';
 import type { MediaSearchEngine, SearchQuery, SearchResult } from '../catalog/types.ts';
 import type { VersionReader } from '../catalog/versionReader.ts';
 import { MediaSearch } from './engine.ts';
-import type { SearchIndex, SearchTuning } from './index.ts';
+import type { SearchTuning } from './index.ts';
 import { type ResultMessage, resultOf } from './resultMessage.ts';
 
 /** How long a thread told to end may take to close its connections. */
@@ -98,7 +98,7 @@ export class SearchPool implements MediaSearchEngine {
     if (opts.threads !== 2) this.#noThread = true;
   }
 
-  /** This thread's engine (its index, stats, size: tests and benchmarks). */
+  /** This thread's engine (its index, stats, size, snapshot saving: tests and benchmarks). */
   get engine(): MediaSearch {
     return this.#main;
   }
@@ -240,22 +240,5 @@ export class SearchPool implements MediaSearchEngine {
     this.#noThread = true;
     if (this.#thread) await this.#stop(this.#thread);
     await this.#main.close();
-  }
-
-  /** Waits for a snapshot being saved (tests, shutdown). */
-  saved(): Promise<void> {
-    return this.#main.saved();
-  }
-
-  get size(): number {
-    return this.#main.size;
-  }
-
-  get index(): SearchIndex {
-    return this.#main.index;
-  }
-
-  get stats(): MediaSearch['stats'] {
-    return this.#main.stats;
   }
 }
