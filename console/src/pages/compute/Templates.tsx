@@ -51,11 +51,9 @@ export function TemplatesPage({ session }: { session: Session }) {
       id="templates-title"
       title="Instance templates"
       actions={
-        <>
-          <button type="button" onClick={() => setCreating(true)}>
-            Create instance template
-          </button>
-        </>
+        <button type="button" onClick={() => setCreating(true)}>
+          Create instance template
+        </button>
       }
     >
       <MutationStatus op={op} done={done} error={error} />
