@@ -64,17 +64,17 @@ export interface SearchQuery {
   maxReachable: number;
 }
 
-/** What a search result item's snippet is built from. */
+/** What a search result item's snippet is built from: read only (the engine shares a document's hit between results, search/hitCache.ts). */
 export interface SearchHit {
-  kind: MediaKind;
-  id: string;
-  publishedAt: number;
-  channelId: string;
-  channelTitle: string;
-  title: string;
-  description: string;
+  readonly kind: MediaKind;
+  readonly id: string;
+  readonly publishedAt: number;
+  readonly channelId: string;
+  readonly channelTitle: string;
+  readonly title: string;
+  readonly description: string;
   /** Videos: none | live | upcoming (completed broadcasts are `none`). */
-  liveBroadcastContent: 'none' | 'live' | 'upcoming';
+  readonly liveBroadcastContent: 'none' | 'live' | 'upcoming';
 }
 
 export interface SearchResult {

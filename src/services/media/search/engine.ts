@@ -4,6 +4,7 @@ import { type CatalogVersion, type MediaTable, readVersion } from '../catalog/re
 import type { VersionReader } from '../catalog/versionReader.ts';
 import type { MediaKind, MediaSearchEngine, SearchHit, SearchQuery, SearchResult } from '../catalog/types.ts';
 import { evaluate } from './evaluate.ts';
+import { HitCache } from './hitCache.ts';
 import { type IndexRow, KIND_NAME, SearchIndex, type SearchTuning } from './index.ts';
 import { rowWordCount } from './rowWords.ts';
 import { loadSnapshot, saveSnapshot } from './snapshot.ts';
@@ -11,6 +12,8 @@ import { Tokenizer } from './tokenizer.ts';
 import { buildChampions, championsCurrent, dropChampions } from './topDocuments.ts';
 
 const LOAD_PAGE = 5000;
+/** Slots of the cache of recent hits (hitCache.ts): at most this many hits kept, a few MiB. */
+const HIT_CACHE = 8192;
 const TABLES: [MediaKind, MediaTable][] = [
   ['channel', 'media_channels'],
   ['video', 'media_videos'],
@@ -42,6 +45,8 @@ export class MediaSearch implements MediaSearchEngine {
   readonly #versionReader: VersionReader | undefined;
   #snapshotTried = false;
   #saving: Promise<void> = Promise.resolve();
+  /** The hits of recent results (hitCache.ts), for the index state of one `#stamp`. */
+  readonly #hits: HitCache;
   /** How the index was last brought up: from the store (`built`, `caught up` with changes) or a snapshot. */
   readonly stats = { snapshotLoads: 0, snapshotSaves: 0, fullBuilds: 0, rowsLoaded: 0 };
 
@@ -54,14 +59,21 @@ export class MediaSearch implements MediaSearchEngine {
    * (default: a page, so a catalogue of one page is built without a thread; tests: 0 or Infinity).
    * `saveSnapshots: false`: the snapshot is only loaded, never written (a second engine on the same
    * store and file, searchPool.ts, leaves the saving to the first).
+   * `hitCache`: slots of the cache of recent hits (hitCache.ts; a power of two, 0: none).
    */
-  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; saveSnapshots?: boolean; versionReader?: VersionReader; tokenizeAfter?: number } = {}) {
+  constructor(db: Kysely<Database>, opts: { onProgress?: (loaded: number) => void; snapshotFile?: string | Promise<string | undefined>; saveSnapshots?: boolean; versionReader?: VersionReader; tokenizeAfter?: number; hitCache?: number } = {}) {
     this.#db = db;
     this.#onProgress = opts.onProgress;
     this.#tokenizeAfter = opts.tokenizeAfter ?? LOAD_PAGE;
     this.#snapshotFile = Promise.resolve(opts.snapshotFile).catch(() => undefined);
     this.#saveSnapshots = opts.saveSnapshots ?? true;
     this.#versionReader = opts.versionReader;
+    this.#hits = new HitCache(opts.hitCache ?? HIT_CACHE);
+  }
+
+  /** Hits shown from the cache of recent hits, and hits made (hitCache.ts). */
+  get hitCacheStats(): Readonly<HitCache['stats']> {
+    return this.#hits.stats;
   }
 
   /** Waits for a snapshot being saved and ends the version reader. */
@@ -267,21 +279,28 @@ export class MediaSearch implements MediaSearchEngine {
   #answer(q: SearchQuery): SearchResult {
     const index = this.#index;
     const ranked = evaluate(index, q);
-    // titles and descriptions come from the index (the same catalogue version as the ranking): no store read
-    const hits: SearchHit[] = ranked.docs.map((d) => {
-      const { title, description } = index.textOf(d);
-      const live = index.liveState[d];
-      return {
-        kind: KIND_NAME[index.kind[d]],
-        id: index.ids[d],
-        publishedAt: index.published[d],
-        channelId: index.channelIds[index.channel[d]],
-        channelTitle: index.channelTitles[index.channel[d]],
-        title,
-        description,
-        liveBroadcastContent: live === 1 ? 'live' : live === 2 ? 'upcoming' : 'none',
-      };
-    });
+    // a catch-up under way (`#stamp` odd) changes the index between its pages: no hit made then is kept
+    const stamp = this.#stamp;
+    const cache = stamp % 2 === 0 ? this.#hits : undefined;
+    cache?.validFor(stamp);
+    const make = (d: number) => hitOf(index, d);
+    const hits = ranked.docs.map((d) => (cache ? cache.hitOf(d, make) : make(d)));
     return { hits, totalResults: ranked.total, hasMore: ranked.hasMore };
   }
+}
+
+/** What a result shows of document `d`: its titles and description come from the index (the same catalogue version as the ranking), no store read. */
+function hitOf(index: SearchIndex, d: number): SearchHit {
+  const { title, description } = index.textOf(d);
+  const live = index.liveState[d];
+  return {
+    kind: KIND_NAME[index.kind[d]],
+    id: index.ids[d],
+    publishedAt: index.published[d],
+    channelId: index.channelIds[index.channel[d]],
+    channelTitle: index.channelTitles[index.channel[d]],
+    title,
+    description,
+    liveBroadcastContent: live === 1 ? 'live' : live === 2 ? 'upcoming' : 'none',
+  };
 }
