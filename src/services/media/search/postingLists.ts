@@ -110,6 +110,13 @@ export function seek(l: List, d: number): number {
   if (b + 1 >= t.first.length) return d > l.docs[l.n - 1] ? l.n : lowerBound(l.docs, l.n, d);
   return lowerBoundIn(l.docs, t.first[b], t.first[b + 1], d);
 }
+/** A word's list's bucket table (see `seek`) when one is made and current, else undefined (none is made here). */
+export function bucketTableOf(l: List): { first: Int32Array; shift: number } | undefined {
+  if (l.term === undefined || l.n < TABLE_MIN) return undefined;
+  const t = tables.get(l.docs);
+  return t && t.n === l.n ? t : undefined;
+}
+
 const PER_BUCKET = 8;
 const TABLE_MIN = 1024;
 interface BucketTable {

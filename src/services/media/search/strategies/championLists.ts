@@ -4,6 +4,7 @@ import { unionOf } from '../postingLists.ts';
 import { bm25Of } from '../scoring.ts';
 import { bestFirst } from '../topDocuments.ts';
 import { TopK } from '../topK.ts';
+import { READ_AHEAD, readerAhead } from '../readAhead.ts';
 
 /**
  * Relevance over many candidates from champion lists (each frequent term's best documents by its
@@ -109,7 +110,9 @@ function fromChampions(p: SearchPlan): Ranked | undefined {
   if (champ && score && p.gateOnly) matched = bestOfChampion(p, champ, topK, p.gateOnly);
   else {
     // champion lists and their unions are ascending: the other lists' cursors only move forward
+    const ahead = readerAhead(p, { records: !champ, beside: champ || tf ? clause : -1, seeks: false });
     for (let i = 0; i < best.n; i++) {
+      if (ahead && i % READ_AHEAD === 0) ahead(best.docs, i, best.n);
       const d = best.docs[i];
       const bm25 = champ
         ? match(d, false, clause, bm25Of(idf, champ.tf[i], champ.length[i], avgLen), champ.gate[i], champ.length[i])

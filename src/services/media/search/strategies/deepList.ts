@@ -3,6 +3,7 @@ import type { Ranked, SearchPlan } from '../plan.ts';
 import { bm25Of } from '../scoring.ts';
 import { deepList } from '../topDocuments.ts';
 import { TopK } from '../topK.ts';
+import { READ_AHEAD, readerAhead } from '../readAhead.ts';
 
 /**
  * Relevance, when the champion lists cannot prove the page (a second term rarely among a frequent
@@ -35,8 +36,11 @@ export function byDeepList(p: SearchPlan): Ranked | undefined {
   const topK = new TopK(index, reach + 1, false);
   let matched = 0;
   let i = 0;
+  // the deep list carries its documents' gate words and lengths; the other clauses' lists are searched (its documents are in score order)
+  const ahead = readerAhead(p, { records: false, beside: c, seeks: true });
   for (; i < dl.docs.length; i++) {
     if (topK.full && reachable(dl.scores[i]) < topK.worstKey) break;
+    if (ahead && i % READ_AHEAD === 0) ahead(dl.docs, i, dl.docs.length);
     const d = dl.docs[i];
     const bm25 = match(d, true, c, bm25Of(l.idf, dl.tf[i], dl.length[i], avgLen), dl.gate[i], dl.length[i]);
     if (bm25 < 0) continue;

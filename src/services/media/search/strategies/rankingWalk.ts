@@ -4,6 +4,7 @@ import { mergedInRankOrder, ordering } from '../rankings.ts';
 import { K1 } from '../scoring.ts';
 import { deepList } from '../topDocuments.ts';
 import { TopK } from '../topK.ts';
+import { READ_AHEAD, readerAhead } from '../readAhead.ts';
 
 /**
  * Many candidates in an exact order (or by relevance without `q`): the documents are walked in
@@ -25,31 +26,31 @@ export function byRankingWalk(p: SearchPlan): Ranked | undefined {
   const driving = driverReq?.lists.length === 1 ? driverReq.lists[0] : undefined;
   if (rank && driving?.term !== undefined && driverN > orderedScanMin / 8) {
     const dl = deepList(index, `${order} ${driving.term}`, index.postings[driving.term], (d) => -rank[d]);
-    let j = 0;
-    const r = walk(p, () => (j < dl.docs.length ? dl.docs[j++] : -1), driverN, Infinity, dl.cutoff !== -Infinity, required.indexOf(driverReq!));
+    const r = walk(p, dl.docs, driverN, Infinity, dl.cutoff !== -Infinity, required.indexOf(driverReq!));
     if (r) return r;
   }
   if (driverN > orderedScanMin) {
     const perm = ordering(index, order);
-    let j = 0;
     // Walking costs more per document than scoring a candidate list; past this budget, score the list
     // instead (0: tests, walk to the end). Exact orders give up sooner: their scan skips most candidates
     // by their place alone (see scan.ts), and a term's documents may all sit late in the order (titles in
     // another script, old videos).
     const budget = orderedScanMin === 0 ? Infinity : p.rankedByPlace ? driverN >> 4 : orderedScanMin + (driverN >> 3);
-    const r = walk(p, () => (j < perm.length ? perm[j++] : -1), perm.length, budget);
+    const r = walk(p, perm, perm.length, budget);
     if (r) return r;
   }
   return undefined;
 }
 
 /**
- * Walks documents in ranking order and stops early (top-k). `next` gives the documents in ranking
- * order (-1 at the end); past `budget` documents the walk gives up. `partial`: `next` gives only
+ * Walks documents in ranking order and stops early (top-k). `docs` are the documents in ranking
+ * order, or a function that gives them one per call (-1 at the end); past `budget` documents the
+ * walk gives up (what the checks will read of a list's next documents is read ahead, see
+ * readAhead.ts). `partial`: `next` gives only
  * the first part of the candidates (see topDocuments.ts `deepList`). `known`: a requirement every
  * candidate meets (see SearchPlan.match; exact orders: no BM25).
  */
-function walk(p: SearchPlan, next: () => number, length: number, budget: number, partial = false, known = -1): Ranked | undefined {
+function walk(p: SearchPlan, docs: Int32Array | (() => number), length: number, budget: number, partial = false, known = -1): Ranked | undefined {
   const { index, reach, byTitle, order, required, maxBoost, match, keyOf, finish } = p;
   // One more than needed: finding it proves there are more results.
   const topK = new TopK(index, reach + 1, byTitle);
@@ -59,8 +60,15 @@ function walk(p: SearchPlan, next: () => number, length: number, budget: number,
   let matched = 0;
   let ended = false;
   let i = 0;
+  const listed = typeof docs === 'function' ? undefined : docs;
+  const next = typeof docs === 'function' ? docs : undefined;
+  const ahead = listed && readerAhead(p, { records: true, beside: known, seeks: true });
   for (let d: number; ; i++) {
-    if ((d = next()) < 0) {
+    if (listed) {
+      if (ahead && i % READ_AHEAD === 0) ahead(listed, i, listed.length);
+      d = i < listed.length ? listed[i] : -1;
+    } else d = next!();
+    if (d < 0) {
       ended = true;
       break;
     }

@@ -4,6 +4,7 @@ import { unionOf } from '../postingLists.ts';
 import { bm25Of } from '../scoring.ts';
 import { impactsOf } from '../topDocuments.ts';
 import { TopK } from '../topK.ts';
+import { READ_AHEAD, readerAhead } from '../readAhead.ts';
 
 /**
  * Few candidates (or a selective combination), and whatever the other strategies could not
@@ -37,7 +38,10 @@ export function byScan(p: SearchPlan): Ranked {
   const impact = pl?.term !== undefined && pl.n > index.tuning.orderedScanMin / 8 ? impactsOf(index, pl.term, pl.idf, avgLen) : undefined;
   let skipped = 0;
   let checked = 0;
+  // (a scan that skips by place reads each candidate's place first: the processor's prefetching finds those)
+  const ahead = driver && !skipByPlace ? readerAhead(p, { records: true, beside: required.indexOf(driverReq!), seeks: false }) : undefined;
   for (let i = 0; i < driverN; i++) {
+    if (ahead && i % READ_AHEAD === 0) ahead(driver!, i, driverN);
     const d = driver ? driver[i] : i;
     if (pl) {
       if ((impact ? impact[i] : bm25Of(pl.idf, pl.tf![i], index.records[d * RECORD.words + RECORD.length], avgLen) + index.recordScores[d * RECORD.words + RECORD.staticScore]) < pruneBelow) {
