@@ -17,11 +17,14 @@ describe('HitCache', () => {
     const made: number[] = [];
     const make = (d: number) => (made.push(d), hit(`v${d}`));
     cache.validFor(2);
+    assert.equal(cache.has(1), false);
     const first = cache.hitOf(1, make);
+    assert.equal(cache.has(1), true);
     assert.equal(cache.hitOf(1, make), first, 'the same object, not made again');
     assert.deepEqual(made, [1]);
     // 5 & 3 === 1: the same slot, which it takes
     assert.equal(cache.hitOf(5, make).id, 'v5');
+    assert.equal(cache.has(1), false);
     assert.notEqual(cache.hitOf(1, make), first, 'made again after its slot was taken');
     assert.deepEqual(made, [1, 5, 1]);
     assert.deepEqual(cache.stats, { found: 1, made: 3 });
@@ -41,6 +44,7 @@ describe('HitCache', () => {
     cache.hitOf(3, make);
     cache.hitOf(3, make);
     assert.equal(made, 2);
+    assert.equal(cache.has(3), false);
     assert.deepEqual(cache.stats, { found: 0, made: 0 });
     assert.throws(() => new HitCache(6), /power of two/);
   });

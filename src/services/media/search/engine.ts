@@ -284,6 +284,8 @@ export class MediaSearch implements MediaSearchEngine {
     const cache = stamp % 2 === 0 ? this.#hits : undefined;
     cache?.validFor(stamp);
     const make = (d: number) => hitOf(index, d);
+    // what the hits to make will read of the index, read ahead (their cache misses overlap)
+    index.readHitsAhead(cache ? ranked.docs.filter((d) => !cache.has(d)) : ranked.docs);
     const hits = ranked.docs.map((d) => (cache ? cache.hitOf(d, make) : make(d)));
     return { hits, totalResults: ranked.total, hasMore: ranked.hasMore };
   }

@@ -36,6 +36,11 @@ export class HitCache {
     this.#hits.fill(undefined);
   }
 
+  /** Whether document `d`'s hit is kept. */
+  has(d: number): boolean {
+    return this.#mask >= 0 && this.#docs[d & this.#mask] === d;
+  }
+
   /** Document `d`'s hit: from the cache, else made by `make` and kept. */
   hitOf(d: number, make: (d: number) => SearchHit): SearchHit {
     if (this.#mask < 0) return make(d);

@@ -358,6 +358,8 @@ export class SearchIndex {
    */
   text: Uint8Array = new Uint8Array(1 << 16);
   /** `text` as a Buffer (the same bytes), for its Latin-1 and UTF-16 strings. */
+  /** What `readHitsAhead` last read (kept only so its reads are made). */
+  #readAhead = 0;
   #textBuffer = Buffer.from(this.text.buffer, this.text.byteOffset, this.text.byteLength);
   textLength = 0;
   totalLen = 0;
@@ -525,6 +527,25 @@ export class SearchIndex {
     buf.write(description, at + width * title.length, encoding);
     this.textStart[d] = start;
     this.textLength = end;
+  }
+
+  /**
+   * Reads ahead what `textOf` and a hit (engine.ts) will read of each of `docs` (see readAhead.ts):
+   * their columns, ids and the start of their text, so that the misses of a page's hits overlap.
+   * At a million videos, bench:media's mix by 8 callers, reading ahead the hits not in the hit
+   * cache and not: 0.94x the CPU time a search (two runs of twelve 1 s rounds each).
+   */
+  readHitsAhead(docs: readonly number[]): void {
+    const { textStart, kind, published, channel, liveState, ids } = this;
+    let sum = 0;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i];
+      sum += textStart[d] + kind[d] + published[d] + channel[d] + liveState[d] + ids[d].length;
+    }
+    const text = this.text;
+    for (let i = 0; i < docs.length; i++) sum += text[textStart[docs[i]]];
+    // kept, so that the reads are not left out
+    this.#readAhead = sum;
   }
 
   /** The document's title and (cut) description, as the results show them. */
