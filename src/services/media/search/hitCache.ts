@@ -13,9 +13,11 @@ import type { SearchHit } from '../catalog/types.ts';
  * is asked for is not the one its entries were made in (a catch-up, a wipe, a new tuning).
  */
 export class HitCache {
-  readonly #docs: Int32Array;
-  readonly #hits: (SearchHit | undefined)[];
+  readonly #size: number;
   readonly #mask: number;
+  /** Made at the first search (a server that is never asked for one holds none). */
+  #docs = new Int32Array(0);
+  #hits: (SearchHit | undefined)[] = [];
   #stamp = NaN;
   /** Lookups answered from the cache, and hits made (and kept) instead. */
   readonly stats = { found: 0, made: 0 };
@@ -23,8 +25,7 @@ export class HitCache {
   /** `size`: slots, a power of two (0: nothing is kept). */
   constructor(size: number) {
     if (size !== 0 && (size & (size - 1)) !== 0) throw new Error(`the hit cache's size must be a power of two, not ${size}`);
-    this.#docs = new Int32Array(size).fill(-1);
-    this.#hits = new Array<SearchHit | undefined>(size).fill(undefined);
+    this.#size = size;
     this.#mask = size - 1;
   }
 
@@ -32,18 +33,23 @@ export class HitCache {
   validFor(stamp: number): void {
     if (stamp === this.#stamp) return;
     this.#stamp = stamp;
+    if (this.#docs.length !== this.#size) {
+      this.#docs = new Int32Array(this.#size);
+      this.#hits = new Array<SearchHit | undefined>(this.#size);
+    }
     this.#docs.fill(-1);
     this.#hits.fill(undefined);
   }
 
   /** Whether document `d`'s hit is kept. */
   has(d: number): boolean {
-    return this.#mask >= 0 && this.#docs[d & this.#mask] === d;
+    return this.#docs.length !== 0 && this.#docs[d & this.#mask] === d;
   }
 
   /** Document `d`'s hit: from the cache, else made by `make` and kept. */
   hitOf(d: number, make: (d: number) => SearchHit): SearchHit {
-    if (this.#mask < 0) return make(d);
+    // (none kept: size 0, or before the first validFor)
+    if (this.#docs.length === 0) return make(d);
     const slot = d & this.#mask;
     if (this.#docs[slot] === d) {
       this.stats.found++;
