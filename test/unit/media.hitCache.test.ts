@@ -36,7 +36,7 @@ describe('HitCache', () => {
     assert.deepEqual(made, [1, 5, 1, 1], 'another state empties the cache');
   });
 
-  test('size 0 keeps nothing; a size that is not a power of two is refused', () => {
+  test('size 0 keeps nothing, nor a cache not yet given a state; a size that is not a power of two is refused', () => {
     const cache = new HitCache(0);
     cache.validFor(0);
     let made = 0;
@@ -47,6 +47,11 @@ describe('HitCache', () => {
     assert.equal(cache.has(3), false);
     assert.deepEqual(cache.stats, { found: 0, made: 0 });
     assert.throws(() => new HitCache(6), /power of two/);
+    const unstamped = new HitCache(4);
+    unstamped.hitOf(3, make);
+    unstamped.hitOf(3, make);
+    assert.equal(made, 4, 'before its first state, nothing is kept');
+    assert.equal(unstamped.has(3), false);
   });
 });
 
