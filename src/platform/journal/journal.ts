@@ -108,14 +108,15 @@ function statusTest(status: string): (e: JournalEntry) => boolean {
 }
 
 /**
- * The request journal: the last `capacity` public API calls of this process, in a ring (a fixed
- * array written round; the oldest entry is overwritten). Recording is a few field writes; every
+ * The request journal: the last `capacity` public API calls of this process, in a ring (an
+ * array that grows to `capacity`, then is written round; the oldest entry is overwritten). Recording is a few field writes; every
  * filter is applied when the journal is read.
  */
 export class Journal {
   readonly capacity: number;
   readonly bodies: boolean;
-  readonly #ring: (JournalEntry | undefined)[];
+  /** Grows to `capacity` with the first calls (a server that takes none holds none of it), then is written round. */
+  #ring: (JournalEntry | undefined)[] = [];
   readonly #projectId: ProjectIdOf;
   #next = 0;
   #seq = 0;
@@ -125,7 +126,6 @@ export class Journal {
     if (!Number.isInteger(this.capacity) || this.capacity < 0) throw new Error(`journal size must be a whole number >= 0, not ${opts.capacity}`);
     this.bodies = opts.bodies ?? false;
     this.#projectId = opts.projectId ?? (() => undefined);
-    this.#ring = new Array(this.capacity);
   }
 
   get enabled(): boolean {
@@ -171,7 +171,7 @@ export class Journal {
   }
 
   clear(): void {
-    this.#ring.fill(undefined);
+    this.#ring = [];
     this.#cleared = this.#seq;
     this.#next = 0;
   }
