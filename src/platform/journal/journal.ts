@@ -109,8 +109,8 @@ function statusTest(status: string): (e: JournalEntry) => boolean {
 
 /**
  * The request journal: the last `capacity` public API calls of this process, in a ring (an
- * array that grows to `capacity`, then is written round; the oldest entry is overwritten). Recording is a few field writes; every
- * filter is applied when the journal is read.
+ * array that grows to `capacity`, then is written round; the oldest entry is overwritten).
+ * Recording is a few field writes; every filter is applied when the journal is read.
  */
 export class Journal {
   readonly capacity: number;

@@ -357,9 +357,9 @@ export class SearchIndex {
    * finds all of it, where the lengths in a column of their own cost another cache miss.
    */
   text: Uint8Array = new Uint8Array(1 << 16);
-  /** `text` as a Buffer (the same bytes), for its Latin-1 and UTF-16 strings. */
   /** What `readHitsAhead` last read (kept only so its reads are made). */
   #readAhead = 0;
+  /** `text` as a Buffer (the same bytes), for its Latin-1 and UTF-16 strings. */
   #textBuffer = Buffer.from(this.text.buffer, this.text.byteOffset, this.text.byteLength);
   textLength = 0;
   totalLen = 0;

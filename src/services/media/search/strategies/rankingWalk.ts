@@ -46,9 +46,9 @@ export function byRankingWalk(p: SearchPlan): Ranked | undefined {
  * Walks documents in ranking order and stops early (top-k). `docs` are the documents in ranking
  * order, or a function that gives them one per call (-1 at the end); past `budget` documents the
  * walk gives up (what the checks will read of a list's next documents is read ahead, see
- * readAhead.ts). `partial`: `next` gives only
- * the first part of the candidates (see topDocuments.ts `deepList`). `known`: a requirement every
- * candidate meets (see SearchPlan.match; exact orders: no BM25).
+ * readAhead.ts). `partial`: `docs` are only the first part of the candidates (see
+ * topDocuments.ts `deepList`). `known`: a requirement every candidate meets (see
+ * SearchPlan.match; exact orders: no BM25).
  */
 function walk(p: SearchPlan, docs: Int32Array | (() => number), length: number, budget: number, partial = false, known = -1): Ranked | undefined {
   const { index, reach, byTitle, order, required, maxBoost, match, keyOf, finish } = p;
