@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { runOnNode24, stopWhenNpmGoesAway } from './node24.js';
+import { resolveOwnModulesDirectly } from './ownModules.js';
 import { useVendoredDeps } from './vendored.js';
 
 const sources = new URL('../src/cli/main.ts', import.meta.url);
@@ -24,6 +25,7 @@ if (!existsSync(sources) && existsSync(compiled) && Number(process.versions.node
   // The container image keeps the bundles of scripts/vendor-deps.js beside its production
   // dependencies (Dockerfile); an installed package has none, and this does nothing.
   useVendoredDeps();
+  resolveOwnModulesDirectly();
   await import(compiled.href);
 } else {
   await runOnNode24((existsSync(sources) ? sources : compiled).href, process.argv.slice(2), { stopWhenNpmGoesAway: true });

@@ -17,6 +17,7 @@ import module from 'node:module';
 import { constants, homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveOwnModulesDirectly } from './ownModules.js';
 import { useVendoredDeps } from './vendored.js';
 
 const MIN_MAJOR = 24;
@@ -32,6 +33,8 @@ export async function runOnNode24(entryUrl, args, opts = {}) {
     module.enableCompileCache?.();
     // kysely and TypeBox from their bundles (scripts/vendor-deps.js): half the modules of a start.
     useVendoredDeps();
+    // Imports between cloudtwin's own modules without Node's checks on disk (bin/ownModules.js).
+    resolveOwnModulesDirectly();
     await import(entryUrl);
     return;
   }
