@@ -107,7 +107,7 @@ describe('the npm package', () => {
     assert.deepEqual(Object.keys(pkg.exports), ['.', './package.json']);
     assert.ok(Array.isArray(pkg.files));
     const files = execFileSync('tar', ['tzf', packed.tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    for (const needed of ['package.json', 'README.md', 'bin/cloudtwin.js', 'bin/node24.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/server.js', 'dist/services/compute/discovery/table.json', 'dist/vendor/kysely.mjs', 'dist/vendor/typebox.mjs', 'console/dist/index.html', 'protos/google/api/apikeys/v2/apikeys.proto']) {
+    for (const needed of ['package.json', 'README.md', 'bin/cloudtwin.js', 'bin/node24.js', 'bin/ownModules.js', 'bin/vendored.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/server.js', 'dist/services/compute/discovery/table.json', 'dist/vendor/kysely.mjs', 'dist/vendor/typebox.mjs', 'console/dist/index.html', 'protos/google/api/apikeys/v2/apikeys.proto']) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     // kysely and TypeBox come from their bundles (a few modules, not five hundred): no compiled module names the packages.
