@@ -1,23 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ReadableJournalEntry } from '../../../src/platform/journal/journal.ts';
 import { type Session, call } from '../api.ts';
 import { ErrorBox, Field, ListTable, Page, RefreshButton } from '../ui.tsx';
-
-interface Entry {
-  seq: number;
-  time: string;
-  method: string;
-  httpMethod: string;
-  url: string;
-  principal?: string;
-  apiKeyId?: string;
-  project?: string;
-  status: number;
-  error?: { status: string; reason?: string; message: string };
-  latencyMs: number;
-  requestId: string;
-  fault?: { rule: string; action: string };
-  operation?: string;
-}
 
 const POLL_MS = 1000;
 
@@ -26,7 +10,7 @@ const breakable = (text: string) => text.split('_').map((part, i, all) => (i < a
 
 /** The request journal (admin API): every public API call of this server, newest first, live. */
 export function RequestsPage({ session }: { session: Session }) {
-  const [rows, setRows] = useState<Entry[]>();
+  const [rows, setRows] = useState<ReadableJournalEntry[]>();
   const [error, setError] = useState<unknown>();
   const [method, setMethod] = useState('');
   const [status, setStatus] = useState('');
@@ -38,7 +22,7 @@ export function RequestsPage({ session }: { session: Session }) {
   const load = useCallback(async () => {
     if (!session.adminToken) return;
     try {
-      const res = await call<{ requests: Entry[]; size: number; capacity: number }>('GET', '/_twin/v1/requests', {
+      const res = await call<{ requests: ReadableJournalEntry[]; size: number; capacity: number }>('GET', '/_twin/v1/requests', {
         admin: true,
         query: { method: filters.current.method.trim(), status: filters.current.status.trim(), limit: 200 },
       });

@@ -205,8 +205,11 @@ function redactValue(v: unknown, depth: number): unknown {
   return out;
 }
 
+/** A journal entry as the admin API gives it (the console reads this shape). */
+export type ReadableJournalEntry = Omit<JournalEntry, 'timeMs' | 'url'> & { time: string; url: string; query: Record<string, string> };
+
 /** An entry as it leaves the server: its URL masked (`query` is its masked parameters, decoded), its time as RFC 3339. */
-export function readableEntry(e: JournalEntry): Record<string, unknown> {
+export function readableEntry(e: JournalEntry): ReadableJournalEntry {
   const { timeMs, url: raw, ...rest } = e;
   return { ...rest, ...readableUrl(raw), time: new Date(timeMs).toISOString() };
 }
