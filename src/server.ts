@@ -260,8 +260,7 @@ export async function createCloudtwin(opts: CloudtwinOptions): Promise<Cloudtwin
         { name: 'operations', run: () => operations.completeDue() },
         { name: 'operation-retention', run: every(60_000, async () => (await operations.purgeFinished()) + (await compute.purgeForgottenOperations())) },
         { name: 'token-sweep', run: every(60_000, () => tokens.sweep()) },
-        // First run a minute after start: it needs the Pacific-time formatter, whose ICU time-zone data
-        // (~18 ms, ~9 MiB resident) an idle server need not load at start.
+        // First run a minute after start, then hourly (it needs no time-zone data: `oldestKeptDay`).
         { name: 'quota-retention', run: every(3_600_000, () => quota.purgeOld(), 60_000) },
       ],
       opts.workerIntervalMs ?? 100,

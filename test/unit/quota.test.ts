@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Clock } from '../../src/platform/clock/clock.ts';
 import { nextPacificMidnight, pacificDay } from '../../src/platform/quota/pacificDay.ts';
-import { DEFAULT_DAILY_LIMIT, Quota } from '../../src/platform/quota/quota.ts';
+import { DEFAULT_DAILY_LIMIT, Quota, oldestKeptDay } from '../../src/platform/quota/quota.ts';
 import { Store } from '../../src/platform/store/store.ts';
 import { type TestDatabase, freshDatabase } from '../support/store.ts';
 
@@ -33,6 +33,27 @@ describe('Pacific quota days', () => {
       assert.notEqual(pacificDay(m), pacificDay(t));
       assert.equal(pacificDay(m - 1), pacificDay(t));
     }
+  });
+  test("the purge's oldest kept day is the Pacific date eight days earlier or the day before, worked out without time-zone data", () => {
+    const dayBefore = (day: string) => new Date(Date.parse(day) - 24 * H).toISOString().slice(0, 10);
+    const intl = Intl.DateTimeFormat;
+    (Intl as { DateTimeFormat: unknown }).DateTimeFormat = () => {
+      throw new Error('oldestKeptDay used Intl');
+    };
+    const kept: [number, string][] = [];
+    try {
+      for (let t = Date.UTC(2023, 0, 1); t < Date.UTC(2025, 0, 1); t += 5 * H + 17 * 60_000) kept.push([t, oldestKeptDay(t)]);
+    } finally {
+      Intl.DateTimeFormat = intl;
+    }
+    let sameDay = 0;
+    for (const [t, day] of kept) {
+      const pacific = pacificDay(t - 8 * 24 * H);
+      assert.ok(day === pacific || day === dayBefore(pacific), `${new Date(t).toISOString()}: ${day} against ${pacific}`);
+      if (day === pacific) sameDay++;
+    }
+    // The UTC-8 date is the Pacific one all winter, and a day early only in summer's 23:00 - 24:00 Pacific.
+    assert.ok(sameDay > kept.length * 0.9, `${sameDay} of ${kept.length}`);
   });
 });
 
