@@ -52,7 +52,7 @@ describe('Pacific quota days', () => {
       assert.ok(day === pacific || day === dayBefore(pacific), `${new Date(t).toISOString()}: ${day} against ${pacific}`);
       if (day === pacific) sameDay++;
     }
-    // The UTC-8 date is the Pacific one all winter, and a day early only in summer's 23:00 - 24:00 Pacific.
+    // The UTC-8 date is the Pacific one all winter, and a day early only in summer from midnight to 1 a.m. Pacific.
     assert.ok(sameDay > kept.length * 0.9, `${sameDay} of ${kept.length}`);
   });
 });
