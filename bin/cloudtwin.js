@@ -3,10 +3,7 @@
 // older Node runs them in a Node 24 child that gets our stop signals (bin/node24.js). An installed
 // package has no `src/` but the compiled `dist/` (scripts/build-package.js), which Node >= 22 runs.
 import { existsSync } from 'node:fs';
-import module from 'node:module';
-import { runOnNode24, stopWhenNpmGoesAway } from './node24.js';
-import { resolveOwnModulesDirectly } from './ownModules.js';
-import { useVendoredDeps } from './vendored.js';
+import { prepareModuleLoading, runOnNode24, stopWhenNpmGoesAway } from './node24.js';
 
 const sources = new URL('../src/cli/main.ts', import.meta.url);
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
@@ -21,11 +18,9 @@ if (!existsSync(sources) && existsSync(compiled) && Number(process.versions.node
     return emitWarning.call(process, warning, ...rest);
   };
   stopWhenNpmGoesAway();
-  module.enableCompileCache?.();
   // The container image keeps the bundles of scripts/vendor-deps.js beside its production
-  // dependencies (Dockerfile); an installed package has none, and this does nothing.
-  useVendoredDeps();
-  resolveOwnModulesDirectly();
+  // dependencies (Dockerfile); an installed package has none, and their hook does nothing.
+  prepareModuleLoading();
   await import(compiled.href);
 } else {
   await runOnNode24((existsSync(sources) ? sources : compiled).href, process.argv.slice(2), { stopWhenNpmGoesAway: true });

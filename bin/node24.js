@@ -24,17 +24,24 @@ const MIN_MAJOR = 24;
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * How the `cloudtwin` command loads its modules, from the sources or from `dist/`: with V8's
+ * code cache and the type-stripped sources kept between runs (in the OS temp dir;
+ * NODE_COMPILE_CACHE chooses another, NODE_DISABLE_COMPILE_CACHE=1 turns it off: about a third
+ * of the start-up time is compiling the same unchanged modules again), its dependencies from
+ * their bundles where there are some (scripts/vendor-deps.js: half the modules of a start), and
+ * the imports between its own modules without Node's checks on disk (bin/ownModules.js).
+ */
+export function prepareModuleLoading() {
+  module.enableCompileCache?.();
+  useVendoredDeps();
+  resolveOwnModulesDirectly();
+}
+
 export async function runOnNode24(entryUrl, args, opts = {}) {
   if (opts.stopWhenNpmGoesAway) stopWhenNpmGoesAway();
   if (major(process.versions.node) >= MIN_MAJOR) {
-    // V8's code cache and the type-stripped sources, kept between runs (in the OS temp dir;
-    // NODE_COMPILE_CACHE chooses another, NODE_DISABLE_COMPILE_CACHE=1 turns it off): about a
-    // third of the start-up time is compiling the same unchanged modules again.
-    module.enableCompileCache?.();
-    // kysely and TypeBox from their bundles (scripts/vendor-deps.js): half the modules of a start.
-    useVendoredDeps();
-    // Imports between cloudtwin's own modules without Node's checks on disk (bin/ownModules.js).
-    resolveOwnModulesDirectly();
+    prepareModuleLoading();
     await import(entryUrl);
     return;
   }
